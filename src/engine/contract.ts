@@ -1,0 +1,65 @@
+/**
+ * The engine's public contract: what `createEngine` returns. Adapters (HTTP server, CLI,
+ * benchmarks, docs playground) depend on this interface only.
+ * @module
+ */
+import type { ModelMetadataList, Questions, State, SystemOneResponse } from '../types.js';
+
+/** Names of the tfjs backends the engine can run on, in order of preference. */
+export type BackendName = 'tensorflow' | 'wasm' | 'cpu';
+
+/** Options of a long-lived engine. */
+export interface EngineConfig {
+  /** Model used when a request names none. Default `evalmodel-latest`. */
+  defaultModel?: string;
+  /** Force one backend instead of the first that initialises (tfjs-node, then wasm, then cpu). */
+  backend?: BackendName;
+  /** Byte budget of the cross-request state cache. Default 64 MiB; 0 disables it. */
+  cacheBytes?: number;
+}
+
+/** Per-call options. */
+export interface EvaluateOptions {
+  /** Aborts the evaluation between encoder steps. */
+  signal?: AbortSignal;
+}
+
+/** Counters of the cross-request state cache. */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+  bytes: number;
+  budgetBytes: number;
+}
+
+/** Counters of the engine's work, for tests and monitoring. */
+export interface EngineStats {
+  /** Backend in use. */
+  backend: BackendName;
+  /** Encoder passes over state text (one per request at most, zero on a cache hit). */
+  stateEncodes: number;
+  /** Encoder passes over question text. */
+  questionEncodes: number;
+  cache: CacheStats;
+}
+
+/** A loaded engine. Safe to call concurrently. */
+export interface Engine {
+  /**
+   * Evaluates a request body. Validates it first; throws `RequestValidationError` (422 body in
+   * `.detail`) or `UnknownModelError`; never throws anything else for bad input.
+   */
+  evaluate(request: unknown, options?: EvaluateOptions): Promise<SystemOneResponse>;
+  /** Same, with the three fields given separately. */
+  evaluate(state: State, questions: Questions, model?: string, options?: EvaluateOptions): Promise<SystemOneResponse>;
+  /** The model names a caller may send (the aliases), as `GET /v1/models` returns them. */
+  listModels(): ModelMetadataList;
+  /** Resolves an alias or versioned id to the versioned id, or throws `UnknownModelError`. */
+  resolveModel(name: string): string;
+  /** Counts tokens the way `usage.input_tokens` does. */
+  countTokens(text: string): number;
+  stats(): EngineStats;
+  /** Frees the weights and tensors. Later calls throw `EngineClosedError`. */
+  close(): Promise<void>;
+}
