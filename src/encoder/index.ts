@@ -92,13 +92,16 @@ export class Encoder {
     });
     const pooledT = tf.tidy(() => {
       const { states, mask } = this.transformer.tokenStates(windows);
-      // Sum each window's real tokens, then add up the windows of each text.
+      // Sum each window's real tokens, then add up the windows of each text with a 0/1
+      // assignment matrix (the wasm backend has no UnsortedSegmentSum kernel).
       const sums = tf.sum(tf.mul(states, tf.expandDims(mask, -1)), 1);
-      const counts = tf.sum(mask, 1);
-      const segments = tf.tensor1d(owner, 'int32');
-      const textSums = tf.unsortedSegmentSum(sums, segments, texts.length);
-      const textCounts = tf.maximum(tf.unsortedSegmentSum(counts, segments, texts.length), 1);
-      return this.transformer.pool(tf.div(textSums, tf.expandDims(textCounts, 1)) as tf.Tensor2D);
+      const counts = tf.sum(mask, 1, true);
+      const assign = new Float32Array(texts.length * windows.length);
+      owner.forEach((text, w) => (assign[text * windows.length + w] = 1));
+      const assignment = tf.tensor2d(assign, [texts.length, windows.length]);
+      const textSums = tf.matMul(assignment, sums);
+      const textCounts = tf.maximum(tf.matMul(assignment, counts), 1);
+      return this.transformer.pool(tf.div(textSums, textCounts) as tf.Tensor2D);
     });
     const flat = (await pooledT.data()) as Float32Array;
     pooledT.dispose();

@@ -17,7 +17,7 @@ export interface TokenStates {
 }
 
 function dense(x: tf.Tensor2D, w: DenseWeights, activation?: 'relu'): tf.Tensor2D {
-  return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' });
+  return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' }) as tf.Tensor2D;
 }
 
 function layerNorm(x: tf.Tensor2D, w: LayerNormWeights): tf.Tensor2D {
@@ -48,7 +48,7 @@ function attention(
   const queries = tf.mul(splitHeads(q, batch, length, layer.heads), 1 / Math.sqrt(depth));
   const logits = tf.add(tf.matMul(queries, splitHeads(k, batch, length, layer.heads), false, true), keyBias);
   const context = tf.matMul(tf.softmax(logits), splitHeads(v, batch, length, layer.heads));
-  const merged = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [batch * length, width]);
+  const merged = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [batch * length, width]) as tf.Tensor2D;
   return dense(merged, layer.attentionOut);
 }
 

@@ -4,7 +4,7 @@
  * server, CLI, benchmarks, playground) calls this through the `Engine` contract.
  * @module
  */
-import { renderQuestion, renderState, type RenderedQuestion } from '../canonical/index.js';
+import { flattenWhitespace, renderQuestion, renderState } from '../canonical/index.js';
 import { Encoder, type StateEncoding } from '../encoder/index.js';
 import { EngineClosedError, RequestValidationError } from '../errors.js';
 import { answerQuestion } from '../heads/index.js';
@@ -38,7 +38,7 @@ class PipelineEngine implements Engine {
     private readonly config: Required<EngineConfig>,
   ) {
     this.stateCache = new StateCache(config.cacheBytes);
-    this.outcomeCache = new OutcomeCache((texts) => encoder.embedTexts(texts.map((t) => tokenizer.encode(t))));
+    this.outcomeCache = new OutcomeCache((texts) => encoder.embedTexts(texts.map((t) => this.tokenize(t))));
   }
 
   evaluate(...args: unknown[]): Promise<SystemOneResponse> {
@@ -57,11 +57,11 @@ class PipelineEngine implements Engine {
     const spec = this.registry.spec(model);
 
     const stateText = renderState(state);
-    const stateIds = this.tokenizer.encode(stateText);
+    const stateIds = this.tokenize(stateText);
     const rendered = Object.entries(questions).map(([id, q]) => [id, renderQuestion(q)] as const);
     const questionTokens: Record<string, number> = {};
     for (const [id, r] of rendered) {
-      Object.defineProperty(questionTokens, id, { value: this.tokenizer.encode(r.text).length, enumerable: true });
+      Object.defineProperty(questionTokens, id, { value: this.tokenize(r.text).length, enumerable: true });
     }
     const budget = tokenBudgetErrors(stateIds.length, questionTokens);
     if (budget.length > 0) throw new RequestValidationError(budget);
@@ -86,6 +86,15 @@ class PipelineEngine implements Engine {
     return { model: spec.id, answers, usage: { input_tokens: inputTokens, output_tokens: 0 } };
   }
 
+  /**
+   * Token ids as the encoder sees a canonical text. The vocabulary has no piece for line breaks
+   * or tabs (they would become unknown tokens and glue words together), and the encoder was
+   * trained on whitespace-folded text, so whitespace runs become single spaces here.
+   */
+  private tokenize(text: string): number[] {
+    return this.tokenizer.encode(flattenWhitespace(text));
+  }
+
   private encodeState(ids: number[]): Promise<StateEncoding> {
     this.stateEncodes++;
     return this.encoder.encodeState(ids);
@@ -100,7 +109,7 @@ class PipelineEngine implements Engine {
   }
 
   countTokens(text: string): number {
-    return this.tokenizer.encode(text).length;
+    return this.tokenize(text).length;
   }
 
   stats(): EngineStats {

@@ -33,7 +33,7 @@ export class StateCache {
       this.misses++;
       return encode();
     }
-    const status: LRUCache.Status<StateEncoding> = {};
+    const status: LRUCache.Status<string, StateEncoding, EncodeState> = {};
     const value = await this.lru.fetch(`${modelId}\u0000${stateText}`, { context: encode, status });
     if (status.fetch === 'miss') this.misses++;
     else this.hits++;
