@@ -1,0 +1,193 @@
+/**
+ * The HTTP server: SPEC.md's interface (`POST /v1/systemone`, `GET /v1/models`, plus
+ * `GET /openapi.json`) over an `Engine`, on `node:http`.
+ *
+ * @example
+ * import { serve } from './server/index.js';
+ * const server = await serve({ port: 0, keys: ['sk-test'] });
+ * console.log(server.url); // http://127.0.0.1:54321
+ * await server.close();
+ * @module
+ */
+import type { Server } from 'node:http';
+import type { Engine } from '../engine/contract.js';
+import { stderrSink } from './access-log.js';
+import { HttpApp } from './app.js';
+import { KEYS_ENV, KeyRing, isLoopbackHost, keysFromEnv, readKeysFile, type KeySpec } from './keys.js';
+import { resolveOptions, type ServeOptions } from './options.js';
+import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './rate-limit.js';
+
+export type { ServeOptions, ResolvedOptions } from './options.js';
+export { DEFAULTS } from './options.js';
+export { KeyRing, isLoopbackHost, keysFromEnv, parseKeysFile, readKeysFile, KEYS_ENV, type ApiKey, type KeySpec } from './keys.js';
+export {
+  MemoryRateLimitStore,
+  RateLimiter,
+  applyBucket,
+  DEFAULT_RATE_LIMITS,
+  type BucketOp,
+  type BucketResult,
+  type BucketSpec,
+  type BucketState,
+  type RateLimitStore,
+  type RateLimits,
+} from './rate-limit.js';
+export { WorkQueue, QueueFullError } from './queue.js';
+export { HttpError, type ErrorBody, type ErrorType } from './http-error.js';
+export { openApiDocument } from './openapi.js';
+export { stderrSink, silentSink, type AccessRecord, type LogSink } from './access-log.js';
+export { newRequestId } from './app.js';
+
+/** A running server. */
+export interface ServerHandle {
+  /** Base URL, e.g. `http://127.0.0.1:8000`. */
+  readonly url: string;
+  readonly host: string;
+  /** The bound port (the real one when 0 was asked for). */
+  readonly port: number;
+  /** The engine being served. */
+  readonly engine: Engine;
+  /** The underlying node:http server. */
+  readonly server: Server;
+  /** Whether requests are authenticated (false: no key configured, served open). */
+  readonly authenticated: boolean;
+  /** Requests in flight, evaluations running and waiting. */
+  stats(): { inFlight: number; running: number; queued: number };
+  /**
+   * Graceful shutdown: stops accepting connections, answers new requests on open connections
+   * with 503, lets in-flight requests finish (up to `shutdownGraceMs`), then closes every
+   * connection and, if `serve` created the engine, the engine. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** Collects the configured keys: `keys` and `keysFile`, or else `EVALMODEL_API_KEYS`. */
+function collectKeys(options: ServeOptions): KeySpec[] {
+  const specs: KeySpec[] = [];
+  for (const k of options.keys ?? []) specs.push(typeof k === 'string' ? { key: k } : k);
+  if (options.keysFile !== undefined) specs.push(...readKeysFile(options.keysFile));
+  if (options.keys === undefined && options.keysFile === undefined) specs.push(...keysFromEnv((options.env ?? process.env)[KEYS_ENV]));
+  return specs;
+}
+
+/**
+ * Starts the server and resolves once it listens. Loads an engine first unless one is given.
+ * Throws when no key is configured and the host is not a loopback address, unless
+ * `allowOpen` is set.
+ */
+export async function serve(options: ServeOptions = {}): Promise<ServerHandle> {
+  const resolved = resolveOptions(options);
+  const keys = new KeyRing(collectKeys(options));
+  if (keys.size === 0 && !isLoopbackHost(resolved.host) && options.allowOpen !== true) {
+    throw new Error(
+      `No API key configured: refusing to serve ${resolved.host} without authentication. Set ${KEYS_ENV}, pass --keys-file, or run open explicitly (--open / allowOpen: true).`,
+    );
+  }
+  const log = options.log === false ? null : (options.log ?? stderrSink);
+  const ownsEngine = options.engine === undefined;
+  const engine = options.engine ?? (await (await import('../engine/engine.js')).createEngine(options.engineConfig));
+  const store: RateLimitStore = options.rateLimitStore ?? new MemoryRateLimitStore();
+  const limiter = new RateLimiter(resolved.rateLimits, store);
+  const app = new HttpApp({ engine, keys, limiter, options: resolved, log });
+  const server = app.server;
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: Error): void => reject(error);
+      server.once('error', onError);
+      server.listen({ host: resolved.host, port: resolved.port }, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+  } catch (error) {
+    if (ownsEngine) await engine.close();
+    throw error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : resolved.port;
+  const host = resolved.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (log) {
+    const line: Record<string, unknown> = { time: new Date().toISOString(), level: 'info', msg: 'listening', url, authenticated: keys.size > 0 };
+    if (keys.size === 0) {
+      line.level = 'warn';
+      line.warning = 'No API key configured: every request is served without authentication.';
+    }
+    log(JSON.stringify(line));
+  }
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      app.startDraining();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Keep-alive connections become idle as their last response goes out.
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([
+        app.whenDrained(),
+        new Promise<void>((resolve) => {
+          grace = setTimeout(resolve, resolved.shutdownGraceMs);
+        }),
+      ]);
+      clearTimeout(grace);
+      clearInterval(sweep);
+      server.closeAllConnections();
+      await closed;
+      await app.queue.idle();
+      if (ownsEngine) await engine.close();
+      await store.close?.();
+      if (log) log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'closed', url }));
+    })();
+    return closing;
+  };
+
+  return {
+    url,
+    host,
+    port,
+    engine,
+    server,
+    authenticated: keys.size > 0,
+    stats: () => ({ inFlight: app.pending, running: app.queue.active, queued: app.queue.queued }),
+    close,
+  };
+}
+
+/**
+ * Closes `handle` gracefully on the first of `signals` (default SIGTERM and SIGINT), then
+ * calls `onClosed`; a second signal while draining calls `onForce`. Returns a function that
+ * removes the handlers.
+ */
+export function installSignalHandlers(
+  handle: Pick<ServerHandle, 'close'>,
+  {
+    signals = ['SIGTERM', 'SIGINT'],
+    target = process,
+    onClosed = () => undefined,
+    onForce = () => undefined,
+    onError = () => undefined,
+  }: {
+    signals?: readonly NodeJS.Signals[];
+    target?: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+    onClosed?: (signal: NodeJS.Signals) => void;
+    onForce?: (signal: NodeJS.Signals) => void;
+    onError?: (error: unknown) => void;
+  } = {},
+): () => void {
+  let received: NodeJS.Signals | null = null;
+  const listener = (signal: NodeJS.Signals): void => {
+    if (received !== null) {
+      onForce(signal);
+      return;
+    }
+    received = signal;
+    handle.close().then(() => onClosed(signal), onError);
+  };
+  for (const s of signals) target.on(s, listener);
+  return () => {
+    for (const s of signals) target.off(s, listener);
+  };
+}
