@@ -140,7 +140,17 @@ export class HttpApp {
     };
     for (const name of this.deps.options.requestIdHeaders) res.setHeader(name, ctx.id);
     this.inFlight++;
-    res.once('close', () => this.finished(req, res, ctx));
+    // A pipelined request whose response never got the socket emits no 'close' of its own;
+    // the socket's close ends it too. Whichever comes first counts, once.
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      req.socket.off('close', finish);
+      this.finished(req, res, ctx);
+    };
+    res.once('close', finish);
+    req.socket.once('close', finish);
     try {
       if (this.draining) {
         throw new HttpError(503, 'service_unavailable_error', 'shutting_down', 'The server is shutting down; retry on another instance.', {}, retryHeaders(1_000), true);
@@ -265,12 +275,12 @@ export class HttpApp {
     }
   }
 
-  /** A scope entry allows its own name and every name resolving to the same versioned id. */
+  /**
+   * Scopes name the exact model strings a key may send: aliases and versioned ids are
+   * distinct entries, so a scope never widens or narrows when an alias moves.
+   */
   private mayUse(key: ApiKey | null, name: string): boolean {
-    if (!key?.models) return true;
-    if (key.models.includes(name)) return true;
-    const id = this.resolve(name);
-    return id !== undefined && key.models.some((m) => this.resolve(m) === id);
+    return !key?.models || key.models.includes(name);
   }
 
   private modelsFor(key: ApiKey | null): ModelMetadataList {

@@ -136,7 +136,6 @@ export async function serve(options: ServeOptions = {}): Promise<ServerHandle> {
       clearInterval(sweep);
       server.closeAllConnections();
       await closed;
-      await app.queue.idle();
       if (ownsEngine) await engine.close();
       await store.close?.();
       if (log) log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'closed', url }));
