@@ -53,7 +53,7 @@ Documentation: npm run docs:build && npm run docs:serve (in the repository).
 `;
 }
 
-function reportError(error: unknown, io: CliIO): number {
+function reportError(error: unknown, io: CliIO, command?: string): number {
   if (error instanceof CliError) {
     io.stderr.write(`evalmodel: error: ${error.message}\n`);
     for (const line of error.details) io.stderr.write(`${line}\n`);
@@ -64,6 +64,7 @@ function reportError(error: unknown, io: CliIO): number {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
     io.stderr.write(`evalmodel: error: ${(error as Error).message}\n`);
+    io.stderr.write(`Run 'evalmodel ${command ? `${command} ` : ''}--help' for usage.\n`);
     return EXIT.usage;
   }
   io.stderr.write(`evalmodel: error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
@@ -99,7 +100,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     }
     return await command.run(rest, io);
   } catch (error) {
-    return reportError(error, io);
+    return reportError(error, io, first !== undefined && Object.hasOwn(COMMANDS, first) ? first : undefined);
   }
 }
 
