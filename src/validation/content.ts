@@ -29,7 +29,11 @@ type Frame =
 export class ContentChecker {
   /** Containers finished without a problem, with their copies. */
   private readonly done = new Map<object, Container>();
-  /** Containers finished with a problem; their errors were reported where first reached. */
+  /**
+   * Containers of the current content value finished with a problem; their errors were
+   * reported where first reached. Per content value, so that a bad value shared by two
+   * positions (say two `instructions`) is reported at both.
+   */
   private readonly failed = new Set<object>();
   private readonly heights = new Map<object, number>();
   /** Errors pushed plus failed containers met again: grows whenever a subtree is unusable. */
@@ -76,6 +80,7 @@ export class ContentChecker {
   /** Depth-first walk in document order; containers of the root count from depth 1. */
   private walk(root: unknown, rootLoc: Loc): unknown {
     let result: unknown;
+    this.failed.clear();
     const onPath = new Set<object>();
     const stack: Frame[] = [{ kind: 'enter', value: root, loc: rootLoc, depth: 1, put: (c) => (result = c) }];
     while (stack.length > 0) {
