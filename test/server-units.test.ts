@@ -19,6 +19,7 @@ import {
   type RateLimitStore,
 } from '../src/server/index.js';
 import { resolveOptions } from '../src/server/options.js';
+import { exceedsNesting } from '../src/server/body.js';
 
 describe('keys', () => {
   it('parses EVALMODEL_API_KEYS', () => {
@@ -69,6 +70,19 @@ describe('keys', () => {
     const ids = new Set(Array.from({ length: 100 }, newRequestId));
     expect(ids.size).toBe(100);
     for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{32}$/);
+  });
+});
+
+describe('nesting scan', () => {
+  it('counts brackets outside strings only, escapes included', () => {
+    expect(exceedsNesting('[[[]]]', 3)).toBe(false);
+    expect(exceedsNesting('[[[[]]]]', 3)).toBe(true);
+    expect(exceedsNesting('{"a":{"b":{"c":1}}}', 3)).toBe(false);
+    expect(exceedsNesting('{"a":{"b":{"c":{}}}}', 3)).toBe(true);
+    expect(exceedsNesting(`["${'['.repeat(50)}"]`, 3)).toBe(false);
+    expect(exceedsNesting(String.raw`["\\",[[[]]]]`, 3)).toBe(true);
+    expect(exceedsNesting(`["\\"[[[",1]`, 3)).toBe(false);
+    expect(exceedsNesting('[]'.repeat(10_000), 1)).toBe(false);
   });
 });
 

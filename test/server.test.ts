@@ -428,13 +428,16 @@ describe('422', () => {
     for (const id of ['a', 'b', 'c', 'd']) expect(locs).toContain(`body.questions.${id}`);
   });
 
-  it('answers 422 even for a deeply nested value echoed back', async () => {
-    const depth = 20_000;
-    const reply = await authed(server.url, '/v1/systemone', {
-      body: `{"state":${'['.repeat(depth)}${']'.repeat(depth)},"model":"evalmodel-latest","questions":{"a":{"type":"noul"}}}`,
-    });
-    expect(reply.status).toBe(422);
-    expect(Array.isArray(reply.json.detail)).toBe(true);
+  it('answers 422 for content nested past the validator bound, and 400 for absurd nesting', async () => {
+    const nested = (depth: number) => `{"state":${'['.repeat(depth)}${']'.repeat(depth)},"model":"evalmodel-latest","questions":{"a":{"type":"noul"}}}`;
+    const deep = await authed(server.url, '/v1/systemone', { body: nested(900) });
+    expect(deep.status).toBe(422);
+    expect(deep.json.detail[0].type).toBe('too_deep');
+    const absurd = await authed(server.url, '/v1/systemone', { body: nested(200_000) });
+    expectError(absurd, 400, 'json_too_deep');
+    // Brackets inside strings do not count.
+    const inString = await authed(server.url, '/v1/systemone', { body: { ...sampleRequest(), state: '['.repeat(5_000) } });
+    expect(inString.status).toBe(200);
   });
 });
 

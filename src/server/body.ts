@@ -82,6 +82,34 @@ function tooLarge(maxBytes: number): HttpError {
   );
 }
 
+/**
+ * Deepest JSON nesting accepted before parsing. No valid request comes near it (content may
+ * nest 64 levels, inside at most 5 levels of request structure), and refusing deeper bodies
+ * before `JSON.parse` and validation keeps a 1 MiB body of brackets from holding the event
+ * loop for most of a second.
+ */
+export const MAX_JSON_NESTING = 1_000;
+
+/** Whether `text` opens more than `limit` arrays/objects at once (strings skipped). Linear. */
+export function exceedsNesting(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** Decodes UTF-8 strictly and parses JSON; throws `HttpError` 400 on any failure. */
@@ -93,6 +121,15 @@ export function parseJsonBody(body: Buffer): unknown {
     throw new HttpError(400, 'invalid_request_error', 'invalid_utf8', 'The request body is not valid UTF-8.');
   }
   if (text.trim() === '') throw new HttpError(400, 'invalid_request_error', 'empty_body', 'The request body is empty; send a JSON object.');
+  if (exceedsNesting(text, MAX_JSON_NESTING)) {
+    throw new HttpError(
+      400,
+      'invalid_request_error',
+      'json_too_deep',
+      `The request body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.`,
+      { limit: MAX_JSON_NESTING },
+    );
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
