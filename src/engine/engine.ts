@@ -4,11 +4,12 @@
  * server, CLI, benchmarks, playground) calls this through the `Engine` contract.
  * @module
  */
+import path from 'node:path';
 import { flattenWhitespace, renderQuestion, renderState } from '../canonical/index.js';
 import { Encoder, type StateEncoding } from '../encoder/index.js';
 import { EngineClosedError, RequestValidationError } from '../errors.js';
-import { answerQuestion } from '../heads/index.js';
-import { ModelRegistry } from '../registry/index.js';
+import { answerQuestion, TrainedHeadsRunner } from '../heads/index.js';
+import { defaultManifestPath, ModelRegistry } from '../registry/index.js';
 import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
 import type { Answer, Questions, State, SystemOneResponse } from '../types.js';
 import { tokenBudgetErrors, validateRequest } from '../validation/index.js';
@@ -30,6 +31,7 @@ class PipelineEngine implements Engine {
   private stateEncodes = 0;
   private readonly stateCache: StateCache;
   private readonly outcomeCache: OutcomeCache;
+  private readonly trainedHeads: TrainedHeadsRunner;
 
   constructor(
     private readonly encoder: Encoder,
@@ -39,6 +41,8 @@ class PipelineEngine implements Engine {
   ) {
     this.stateCache = new StateCache(config.cacheBytes);
     this.outcomeCache = new OutcomeCache((texts) => encoder.embedTexts(texts.map((t) => this.tokenize(t))));
+    // Trained heads encode each question text on its own (token states, not just pooled).
+    this.trainedHeads = new TrainedHeadsRunner((text) => encoder.encodeState(this.tokenize(text)), path.dirname(defaultManifestPath()));
   }
 
   evaluate(...args: unknown[]): Promise<SystemOneResponse> {
@@ -69,14 +73,18 @@ class PipelineEngine implements Engine {
     throwIfAborted(options.signal);
     const encoding = await this.stateCache.get(spec.id, stateText, () => this.encodeState(stateIds));
     throwIfAborted(options.signal);
-    const outcomeVectors = await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes));
+    const heads = spec.heads;
+    const trained = heads.kind === 'late-interaction' ? await this.trainedHeads.answerAll(heads, questions, rendered, encoding) : null;
+    const outcomeVectors = heads.kind === 'zero-shot-similarity' ? await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes)) : null;
 
     const answers: Record<string, Answer> = {};
     let inputTokens = stateIds.length;
     for (const [id, r] of rendered) {
-      const vectors = r.outcomes.map((text) => outcomeVectors.get(text)!);
       Object.defineProperty(answers, id, {
-        value: answerQuestion(questions[id]!, r, encoding, vectors, spec.heads),
+        value:
+          heads.kind === 'late-interaction'
+            ? trained!.get(id)!
+            : answerQuestion(questions[id]!, r, encoding, r.outcomes.map((text) => outcomeVectors!.get(text)!), heads),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -116,7 +124,7 @@ class PipelineEngine implements Engine {
     return {
       backend: this.encoder.backend.backend,
       stateEncodes: this.stateEncodes,
-      questionEncodes: this.outcomeCache.passes,
+      questionEncodes: this.outcomeCache.passes + this.trainedHeads.passes,
       cache: this.stateCache.stats(),
     };
   }

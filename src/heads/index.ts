@@ -6,13 +6,14 @@
  */
 import type { RenderedQuestion } from '../canonical/index.js';
 import type { StateEncoding } from '../encoder/index.js';
-import type { HeadsSpec } from '../registry/index.js';
+import type { ZeroShotHeadsSpec } from '../registry/index.js';
 import type { Answer, Question } from '../types.js';
 import { choiceAnswer, noulAnswer, scoreAnswer, softmax } from './answers.js';
 import { similarityLogits } from './zero-shot.js';
 
 export { argmax, choiceConfidence, scoreConfidence } from './confidence.js';
 export { choiceAnswer, noulAnswer, scoreAnswer, softmax } from './answers.js';
+export { TrainedHeadsRunner } from './runner.js';
 
 /** Answers one question. `outcomeVectors` align with `rendered.outcomes`. */
 export function answerQuestion(
@@ -20,7 +21,7 @@ export function answerQuestion(
   rendered: RenderedQuestion,
   state: StateEncoding,
   outcomeVectors: readonly Float32Array[],
-  heads: HeadsSpec,
+  heads: ZeroShotHeadsSpec,
 ): Answer {
   switch (question.type) {
     case 'noul': {

@@ -13,12 +13,24 @@ import path from 'node:path';
 import { UnknownModelError } from '../errors.js';
 import type { ModelMetadata, ModelMetadataList } from '../types.js';
 
-/** How a model's heads turn encodings into answers. */
-export interface HeadsSpec {
+/** Zero-shot heads: softmax over cosine similarities of the pooled state and outcome texts. */
+export interface ZeroShotHeadsSpec {
   kind: 'zero-shot-similarity';
   /** Softmax temperature over cosine similarities, per question type. */
   temperature: { noul: number; choice: number; score: number };
 }
+
+/**
+ * Trained late-interaction heads (src/heads/late.ts): `manifest` names the heads' weight
+ * manifest, relative to the folder of the registry manifest.
+ */
+export interface LateInteractionHeadsSpec {
+  kind: 'late-interaction';
+  manifest: string;
+}
+
+/** How a model's heads turn encodings into answers. */
+export type HeadsSpec = ZeroShotHeadsSpec | LateInteractionHeadsSpec;
 
 /** One versioned model. */
 export interface ModelSpec {

@@ -1,0 +1,251 @@
+/**
+ * The accuracy benchmark: runs the engine in-process over case files in the shared data format
+ * and reports, per question type and pooled, accuracy (JevBench rule), Brier score, 10-bin ECE,
+ * mean probability on gold, latency p50/p95, and consistency (choice flip rate under option
+ * permutations, noul symmetry under swapped criteria, score mirroring under reversed levels).
+ *
+ *   node dist/bench/accuracy/run.js <file-or-folder>... [--model NAME] [--limit N]
+ *        [--split test|calib|train] [--no-consistency] [--perms 5] [--json out.json]
+ *   node dist/bench/accuracy/run.js --compare a.json b.json
+ *
+ * `--split` keeps only that part of the seeded split of the training corpus (see
+ * src/training/data.ts). `--limit N` keeps a seeded sample of N cases (in file order).
+ * @module
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { createEngine, type Engine } from '../../src/index.js';
+import { goldIndex, loadCases, rng, shuffled, splitOf, type Case, type SplitName } from '../../src/training/data.js';
+import type { Answer, Question, Questions } from '../../src/types.js';
+import { percentile, summarise, type Scored, type Summary } from './metrics.js';
+
+export interface Consistency {
+  choiceFlipRate: number;
+  choiceFlipN: number;
+  noulSymmetry: number;
+  noulSymmetryN: number;
+  scoreMirroring: number;
+  scoreMirroringN: number;
+}
+
+export interface BenchResult {
+  label: string;
+  model: string;
+  inputs: string[];
+  cases: number;
+  machine: string;
+  backend: string;
+  date: string;
+  byType: Record<string, Summary>;
+  pooled: Summary;
+  byFile: Record<string, Summary>;
+  latencyMs: { p50: number; p95: number; perQuestionMean: number };
+  consistency?: Consistency;
+}
+
+/** An answer as a distribution over the question's outcomes, in outcome order. */
+export function distribution(question: Question, answer: Answer): number[] {
+  if (answer.type === 'noul') return [answer.noul, 1 - answer.noul];
+  if (answer.type === 'choice' && question.type === 'choice') return Object.keys(question.criteria).map((k) => answer.probabilities[k] ?? 0);
+  if (answer.type === 'score' && question.type === 'score') return question.criteria.map((_, i) => answer.probabilities[String(i)] ?? 0);
+  throw new Error(`answer of type ${answer.type} for a ${question.type} question`);
+}
+
+function expected(p: readonly number[]): number {
+  return p.reduce((e, x, i) => e + i * x, 0);
+}
+
+function hasCriteria(q: Question): boolean {
+  if (q.type !== 'noul' || !q.criteria) return false;
+  const c = q.criteria as Record<string, unknown>;
+  return (c.true !== null && c.true !== undefined) || (c.false !== null && c.false !== undefined);
+}
+
+function permuteChoice(q: Extract<Question, { type: 'choice' }>, random: () => number): Question {
+  const keys = shuffled(Object.keys(q.criteria), random);
+  const criteria: Record<string, unknown> = {};
+  for (const k of keys) Object.defineProperty(criteria, k, { value: q.criteria[k], enumerable: true, writable: true, configurable: true });
+  return { ...q, criteria } as Question;
+}
+
+/** Runs one set of cases through the engine. */
+export async function runBench(engine: Engine, cases: readonly Case[], opts: { model: string; consistency: boolean; perms: number; label: string; inputs: string[] }): Promise<BenchResult> {
+  const scored: Scored[] = [];
+  const latencies: number[] = [];
+  let questionsAsked = 0;
+  const flips: number[] = [];
+  const sym: number[] = [];
+  const mirror: number[] = [];
+  const random = rng(12345);
+  for (const c of cases) {
+    const t0 = performance.now();
+    const res = await engine.evaluate({ model: opts.model, state: c.state, questions: c.questions as Questions });
+    latencies.push(performance.now() - t0);
+    questionsAsked += Object.keys(c.questions).length;
+    for (const [qid, g] of Object.entries(c.gold)) {
+      const q = c.questions[qid]!;
+      const gi = goldIndex(q, g);
+      if (gi < 0) continue;
+      scored.push({ type: q.type, probs: distribution(q, res.answers[qid]!), gold: gi, file: c.file });
+    }
+    if (!opts.consistency) continue;
+    // Variants of every question, asked together (answers are independent of each other).
+    const variants: Questions = {};
+    const checks: (() => void)[] = [];
+    let v = 0;
+    for (const [qid, q] of Object.entries(c.questions)) {
+      const base = distribution(q, res.answers[qid]!);
+      if (q.type === 'choice' && Object.keys(q.criteria).length > 1) {
+        const top = Object.keys(q.criteria)[base.indexOf(Math.max(...base))]!;
+        for (let i = 0; i < opts.perms; i++) {
+          const id = `v${v++}`;
+          variants[id] = permuteChoice(q, random);
+          checks.push(() => {
+            const a = answers[id]!;
+            flips.push(a.type === 'choice' && a.choice !== top ? 1 : 0);
+          });
+        }
+      } else if (q.type === 'noul' && hasCriteria(q)) {
+        const crit = q.criteria as Record<string, unknown>;
+        const id = `v${v++}`;
+        variants[id] = { ...q, criteria: { true: crit.false ?? null, false: crit.true ?? null } } as Question;
+        checks.push(() => {
+          const a = answers[id]!;
+          if (a.type === 'noul') sym.push(Math.abs(base[0]! + a.noul - 1));
+        });
+      } else if (q.type === 'score' && q.criteria.length > 1) {
+        const id = `v${v++}`;
+        variants[id] = { ...q, criteria: [...q.criteria].reverse() } as Question;
+        checks.push(() => {
+          const a = answers[id]!;
+          const n = q.criteria.length;
+          mirror.push(Math.abs(expected(base) - (n - 1 - expected(distribution(variants[id]!, a)))));
+        });
+      }
+    }
+    let answers: Record<string, Answer> = {};
+    if (v > 0) {
+      answers = (await engine.evaluate({ model: opts.model, state: c.state, questions: variants })).answers;
+      for (const check of checks) check();
+    }
+  }
+  const byType: Record<string, Summary> = {};
+  for (const t of ['noul', 'choice', 'score'] as const) byType[t] = summarise(scored.filter((s) => s.type === t));
+  const byFile: Record<string, Summary> = {};
+  for (const f of [...new Set(scored.map((s) => s.file ?? ''))].sort()) byFile[f] = summarise(scored.filter((s) => s.file === f));
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+  const stats = engine.stats();
+  return {
+    label: opts.label,
+    model: engine.resolveModel(opts.model),
+    inputs: opts.inputs,
+    cases: cases.length,
+    machine: `${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, node ${process.version}`,
+    backend: stats.backend,
+    date: new Date().toISOString(),
+    byType,
+    pooled: summarise(scored),
+    byFile,
+    latencyMs: { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), perQuestionMean: latencies.reduce((a, b) => a + b, 0) / Math.max(1, questionsAsked) },
+    ...(opts.consistency
+      ? {
+          consistency: {
+            choiceFlipRate: mean(flips),
+            choiceFlipN: flips.length,
+            noulSymmetry: mean(sym),
+            noulSymmetryN: sym.length,
+            scoreMirroring: mean(mirror),
+            scoreMirroringN: mirror.length,
+          },
+        }
+      : {}),
+  };
+}
+
+const f3 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '   -  ' : x.toFixed(3).padStart(6));
+
+function summaryRows(r: BenchResult): [string, Summary][] {
+  return [...Object.entries(r.byType), ['pooled', r.pooled]];
+}
+
+export function formatTable(r: BenchResult): string {
+  const lines = [
+    `${r.label}  model ${r.model}  cases ${r.cases}  backend ${r.backend}  (${r.machine})`,
+    'type       n    acc   uniform  brier    ece   goldP  spearman',
+  ];
+  for (const [name, s] of summaryRows(r)) {
+    lines.push(`${name.padEnd(7)} ${String(s.n).padStart(5)} ${f3(s.accuracy)} ${f3(s.uniform)}  ${f3(s.brier)} ${f3(s.ece)} ${f3(s.goldProb)} ${f3(s.spearman)}`);
+  }
+  lines.push(`latency per request p50 ${r.latencyMs.p50.toFixed(0)} ms, p95 ${r.latencyMs.p95.toFixed(0)} ms; mean per question ${r.latencyMs.perQuestionMean.toFixed(1)} ms`);
+  const c = r.consistency;
+  if (c) {
+    lines.push(
+      `consistency: choice flip rate ${f3(c.choiceFlipRate)} (n ${c.choiceFlipN}), noul symmetry ${f3(c.noulSymmetry)} (n ${c.noulSymmetryN}), score mirroring ${f3(c.scoreMirroring)} (n ${c.scoreMirroringN})`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function formatCompare(a: BenchResult, b: BenchResult): string {
+  const lines = [`A: ${a.label} (${a.model}, ${a.date})`, `B: ${b.label} (${b.model}, ${b.date})`, 'type     metric      A       B      B-A'];
+  const row = (name: string, metric: string, x: number | undefined, y: number | undefined) =>
+    lines.push(`${name.padEnd(8)} ${metric.padEnd(9)} ${f3(x)}  ${f3(y)}  ${x === undefined || y === undefined ? '' : f3(y - x)}`);
+  const names = [...new Set([...Object.keys(a.byType), ...Object.keys(b.byType)]), 'pooled'];
+  for (const name of names) {
+    const x = name === 'pooled' ? a.pooled : a.byType[name];
+    const y = name === 'pooled' ? b.pooled : b.byType[name];
+    for (const m of ['n', 'accuracy', 'brier', 'ece', 'goldProb', 'spearman'] as const) {
+      if (x?.[m] === undefined && y?.[m] === undefined) continue;
+      row(name, m, x?.[m], y?.[m]);
+    }
+  }
+  row('latency', 'p50 ms', a.latencyMs.p50, b.latencyMs.p50);
+  row('latency', 'p95 ms', a.latencyMs.p95, b.latencyMs.p95);
+  if (a.consistency || b.consistency) {
+    row('consist', 'flip', a.consistency?.choiceFlipRate, b.consistency?.choiceFlipRate);
+    row('consist', 'noulsym', a.consistency?.noulSymmetry, b.consistency?.noulSymmetry);
+    row('consist', 'mirror', a.consistency?.scoreMirroring, b.consistency?.scoreMirroring);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      model: { type: 'string', default: 'evalmodel-latest' },
+      limit: { type: 'string' },
+      split: { type: 'string' },
+      'no-consistency': { type: 'boolean', default: false },
+      perms: { type: 'string', default: '5' },
+      json: { type: 'string' },
+      compare: { type: 'boolean', default: false },
+      label: { type: 'string' },
+    },
+  });
+  if (values.compare) {
+    const [a, b] = positionals.map((p) => JSON.parse(readFileSync(p, 'utf8')) as BenchResult);
+    if (!a || !b) throw new Error('--compare needs two JSON result files');
+    console.log(formatCompare(a, b));
+    return;
+  }
+  if (positionals.length === 0) throw new Error('usage: run.js <cases file or folder>... [--limit N] [--split test] [--json out.json] [--no-consistency] | --compare a.json b.json');
+  let cases = positionals.flatMap((p) => loadCases(p));
+  if (values.split) cases = cases.filter((c) => splitOf(c) === (values.split as SplitName));
+  if (values.limit) {
+    const n = Number(values.limit);
+    const keep = new Set(shuffled(cases.map((_, i) => i), rng(0)).slice(0, n));
+    cases = cases.filter((_, i) => keep.has(i));
+  }
+  const engine = await createEngine({ defaultModel: values.model! });
+  const label = values.label ?? `${positionals.join(' ')}${values.split ? ` [${values.split}]` : ''}${values.limit ? ` [limit ${values.limit}]` : ''}`;
+  const result = await runBench(engine, cases, { model: values.model!, consistency: !values['no-consistency'], perms: Number(values.perms), label, inputs: positionals });
+  await engine.close();
+  console.log(formatTable(result));
+  if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  await main();
+}

@@ -1,0 +1,107 @@
+/**
+ * Serving the trained late-interaction heads inside the engine. The state's cached encoding
+ * (pooled + per-token states, computed once per request) is shared by every question; each
+ * question's own texts (instructions, outcome lines) are encoded on their own and cached by
+ * text, since rubrics and option sets repeat across requests far more than states do.
+ * Every question is answered from its own texts and the state only, never from its id or from
+ * other questions of the request.
+ * @module
+ */
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { LRUCache } from 'lru-cache';
+import type { RenderedQuestion } from '../canonical/index.js';
+import type { StateEncoding } from '../encoder/index.js';
+import type { Answer, Question } from '../types.js';
+import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
+import { prepareState, type TextRep } from './late.js';
+import { questionTexts } from './texts.js';
+import { calibrated, loadHeads, questionLogits, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
+
+/** Bytes of question-text encodings kept across requests. */
+export const TEXT_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** Encodes one text into per-token states and a pooled vector. */
+export type EncodeText = (text: string) => Promise<StateEncoding>;
+
+const EMPTY: TextRep = { tokens: new Float32Array(0), n: 0, pooled: new Float32Array(512) };
+
+function toRep(e: StateEncoding): TextRep {
+  return { tokens: e.tokenStates, n: e.tokenCount, pooled: e.pooled };
+}
+
+/** Answers one question from its probabilities over outcomes. */
+export function answerFromProbabilities(question: Question, rendered: RenderedQuestion, probs: readonly number[]): Answer {
+  switch (question.type) {
+    case 'noul':
+      return noulAnswer(probs[0]!);
+    case 'choice':
+      return choiceAnswer(rendered.keys, probs);
+    case 'score':
+      return scoreAnswer(question.criteria, probs);
+  }
+}
+
+export class TrainedHeadsRunner {
+  private readonly texts = new LRUCache<string, Promise<StateEncoding>>({
+    maxSize: TEXT_CACHE_BYTES,
+    sizeCalculation: (_v, key) => key.length * 2 + 4096,
+  });
+  /** Encoder passes run for question texts. */
+  passes = 0;
+
+  constructor(
+    private readonly encodeText: EncodeText,
+    private readonly weightsDir: string,
+  ) {}
+
+  private async encode(text: string): Promise<TextRep> {
+    if (text === '') return EMPTY;
+    let hit = this.texts.get(text);
+    if (!hit) {
+      this.passes++;
+      hit = this.encodeText(text);
+      hit.catch(() => this.texts.delete(text));
+      // Long texts (structured instructions with documents) are encoded but not kept.
+      if (text.length <= 4096) this.texts.set(text, hit);
+    }
+    return toRep(await hit);
+  }
+
+  heads(spec: TrainedHeadsSpec): TrainedHeads {
+    return loadHeads(spec, this.weightsDir);
+  }
+
+  /** Answers every question of a request against one state encoding. */
+  async answerAll(
+    spec: TrainedHeadsSpec,
+    questions: Readonly<Record<string, Question>>,
+    rendered: readonly (readonly [string, RenderedQuestion])[],
+    state: StateEncoding,
+  ): Promise<Map<string, Answer>> {
+    const heads = this.heads(spec);
+    const inputs = await Promise.all(
+      rendered.map(async ([, r]) => {
+        const t = questionTexts(r);
+        const [instr, ...lines] = await Promise.all([this.encode(t.instructions), ...t.lines.map((l) => this.encode(l))]);
+        return { instr: instr!, lines };
+      }),
+    );
+    const prepared = prepareState(heads.params, toRep(state));
+    try {
+      const out = new Map<string, Answer>();
+      rendered.forEach(([id, r], i) => {
+        const logits = questionLogits(heads.params, prepared, r, inputs[i]!.instr, inputs[i]!.lines);
+        out.set(id, answerFromProbabilities(questions[id]!, r, calibrated(heads, r.type, logits)));
+      });
+      return out;
+    } finally {
+      tf.dispose([prepared.norm, prepared.projT, prepared.values, prepared.pooled]);
+    }
+  }
+}
+
+/** The weights folder next to a registry manifest file. */
+export function weightsDirOf(manifestPath: string): string {
+  return path.dirname(manifestPath);
+}

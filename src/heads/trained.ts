@@ -1,0 +1,115 @@
+/**
+ * Loading and running the trained late-interaction heads (see `late.ts`): the weight file and
+ * its manifest written by `npm run train`, validated at load (shapes, hash, temperatures), and
+ * one function that turns a question's encodings into calibrated outcome probabilities.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import type { RenderedQuestion } from '../canonical/index.js';
+import { softmax } from './answers.js';
+import { BUCKETS, bucketOf, choiceLogits, noulLogits, packTexts, PARAM_SHAPES, prepareState, scoreLogits, type Params, type PreparedState, type TextRep } from './late.js';
+
+/** The `heads` entry of a trained model in weights/manifest.json. */
+export interface TrainedHeadsSpec {
+  kind: 'late-interaction';
+  /** Weight manifest, relative to the weights folder. */
+  manifest: string;
+}
+
+/** The weight manifest written by training. */
+export interface HeadsManifest {
+  format: 'evalmodel-heads/1';
+  weights: string;
+  sha256: string;
+  params: { name: string; shape: number[]; offset: number }[];
+  temperatures: Record<string, number>;
+  [extra: string]: unknown;
+}
+
+/** Loaded heads: constant parameter tensors plus temperatures. */
+export interface TrainedHeads {
+  params: Params;
+  temperatures: Record<string, number>;
+}
+
+/** Checks a manifest and its weight bytes against each other; throws with a precise message. */
+export function validateHeads(manifest: HeadsManifest, bytes: Uint8Array): void {
+  if (manifest.format !== 'evalmodel-heads/1') throw new Error(`heads: unknown format ${String(manifest.format)}`);
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  if (sha !== manifest.sha256) throw new Error(`heads: weight file hash ${sha} does not match the manifest's ${manifest.sha256}`);
+  const names = new Set(manifest.params.map((p) => p.name));
+  for (const [name, shape] of Object.entries(PARAM_SHAPES)) {
+    const entry = manifest.params.find((p) => p.name === name);
+    if (!entry) throw new Error(`heads: parameter ${name} missing`);
+    if (entry.shape.join('x') !== shape.join('x')) throw new Error(`heads: parameter ${name} has shape ${entry.shape.join('x')}, expected ${shape.join('x')}`);
+    const size = shape.reduce((a, b) => a * b, 1);
+    if ((entry.offset + size) * 4 > bytes.byteLength) throw new Error(`heads: parameter ${name} runs past the end of the weight file`);
+    names.delete(name);
+  }
+  if (names.size > 0) throw new Error(`heads: unexpected parameters ${[...names].join(', ')}`);
+  for (const b of BUCKETS) {
+    const t = manifest.temperatures[b];
+    if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0.05 || t > 20) throw new Error(`heads: temperature for ${b} missing or out of range (${String(t)})`);
+  }
+}
+
+/** Builds heads from a manifest and the weight file's bytes (validated first). */
+export function headsFromBytes(manifest: HeadsManifest, bytes: Uint8Array): TrainedHeads {
+  validateHeads(manifest, bytes);
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  const floats = new Float32Array(copy.buffer);
+  const params: Params = {};
+  for (const { name, shape, offset } of manifest.params) {
+    const size = shape.reduce((a, b) => a * b, 1);
+    params[name] = tf.tensor(floats.slice(offset, offset + size), shape);
+  }
+  return { params, temperatures: { ...manifest.temperatures } };
+}
+
+const loaded = new Map<string, TrainedHeads>();
+
+/** Loads (once per process) the heads a model's manifest entry names, from `weightsDir`. */
+export function loadHeads(spec: TrainedHeadsSpec, weightsDir: string): TrainedHeads {
+  const file = path.resolve(weightsDir, spec.manifest);
+  let heads = loaded.get(file);
+  if (!heads) {
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as HeadsManifest;
+    const bytes = readFileSync(path.resolve(path.dirname(file), manifest.weights));
+    heads = headsFromBytes(manifest, bytes);
+    loaded.set(file, heads);
+  }
+  return heads;
+}
+
+/** Raw (uncalibrated) logits of one question's outcomes, in `rendered.keys` order. noul: [yes logit, 0]. */
+export function questionLogits(
+  params: Params,
+  state: PreparedState,
+  rendered: RenderedQuestion,
+  instructions: TextRep,
+  lines: readonly TextRep[],
+): number[] {
+  return tf.tidy(() => {
+    switch (rendered.type) {
+      case 'noul': {
+        const has = lines.some((l) => l.n > 0) ? 1 : 0;
+        const logit = noulLogits(params, state, packTexts([instructions]), packTexts(lines), tf.tensor1d([has]));
+        return [logit.dataSync()[0]!, 0];
+      }
+      case 'choice':
+        return Array.from(choiceLogits(params, state, packTexts(lines)).dataSync());
+      case 'score':
+        return Array.from(scoreLogits(params, state, packTexts(lines)).dataSync());
+    }
+  });
+}
+
+/** Calibrated outcome probabilities from raw logits (temperature per type and option count). */
+export function calibrated(heads: Pick<TrainedHeads, 'temperatures'>, type: RenderedQuestion['type'], logits: readonly number[]): number[] {
+  const t = heads.temperatures[bucketOf(type, logits.length)] ?? 1;
+  return softmax(logits.map((l) => l / t));
+}

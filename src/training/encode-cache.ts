@@ -1,0 +1,103 @@
+/**
+ * A local, ignored cache of frozen-encoder outputs (per-token states and pooled vectors) for
+ * every text training reads, keyed by the text's hash and the encoder package version. Missing
+ * texts are encoded once by child processes, one per core, each writing a shard.
+ * @module
+ */
+import { fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { flattenWhitespace } from '../canonical/index.js';
+import type { Tokenizer } from '../tokenizer/index.js';
+
+/** One encoded text: per-token states [n, dim] row-major and the pooled sentence vector. */
+export interface TextEncoding {
+  tokens: Float32Array;
+  n: number;
+  pooled: Float32Array;
+}
+
+export const ENCODER_TAG = 'use-lite@energetic-ai-0.2.0';
+const DIM = 512;
+
+export function textKey(text: string): string {
+  return createHash('sha1').update(ENCODER_TAG).update('\u0000').update(text).digest('hex');
+}
+
+/** Loaded shards: text key -> encoding (views into the shard buffers). */
+export class EncodingStore {
+  private readonly map = new Map<string, TextEncoding>();
+  private static readonly EMPTY: TextEncoding = { tokens: new Float32Array(0), n: 0, pooled: new Float32Array(DIM) };
+
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+    for (const f of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) this.loadShard(path.join(dir, f.slice(0, -5)));
+  }
+
+  private loadShard(prefix: string): void {
+    const meta = JSON.parse(readFileSync(`${prefix}.json`, 'utf8')) as { dim: number; index: { key: string; row: number; n: number; p: number }[] };
+    const tb = readFileSync(`${prefix}.tokens.f32`);
+    const pb = readFileSync(`${prefix}.pooled.f32`);
+    const tokens = new Float32Array(tb.buffer, tb.byteOffset, tb.byteLength / 4);
+    const pooled = new Float32Array(pb.buffer, pb.byteOffset, pb.byteLength / 4);
+    for (const e of meta.index) {
+      this.map.set(e.key, {
+        tokens: tokens.subarray(e.row * DIM, (e.row + e.n) * DIM),
+        n: e.n,
+        pooled: pooled.subarray(e.p * DIM, (e.p + 1) * DIM),
+      });
+    }
+  }
+
+  has(text: string): boolean {
+    return text === '' || this.map.has(textKey(text));
+  }
+
+  get(text: string): TextEncoding {
+    if (text === '') return EncodingStore.EMPTY;
+    const e = this.map.get(textKey(text));
+    if (!e) throw new Error(`text not in the encoding cache: ${JSON.stringify(text.slice(0, 80))}`);
+    return e;
+  }
+
+  /** Encodes every text not yet cached, with `workers` child processes; then loads the shards. */
+  async ensure(texts: Iterable<string>, tokenizer: Tokenizer, workers = 2): Promise<void> {
+    const missing = new Map<string, number[]>();
+    for (const t of texts) {
+      if (this.has(t) || missing.has(textKey(t))) continue;
+      missing.set(textKey(t), tokenizer.encode(flattenWhitespace(t)));
+    }
+    if (missing.size === 0) return;
+    const jobs = [...missing].map(([key, ids]) => ({ key, ids })).sort((a, b) => a.ids.length - b.ids.length);
+    const stamp = `${Date.now().toString(36)}`;
+    const shards = Array.from({ length: workers }, () => [] as typeof jobs);
+    // Deal by cost so both workers take about as long.
+    const cost = new Array<number>(workers).fill(0);
+    for (const job of [...jobs].reverse()) {
+      const w = cost.indexOf(Math.min(...cost));
+      shards[w]!.push(job);
+      cost[w]! += job.ids.length + 8;
+    }
+    const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'encode-worker.js');
+    const tokensTotal = jobs.reduce((s, j) => s + j.ids.length, 0);
+    process.stderr.write(`[cache] encoding ${jobs.length} texts (${tokensTotal} tokens) in ${workers} processes\n`);
+    await Promise.all(
+      shards.map((shard, i) => {
+        if (shard.length === 0) return Promise.resolve();
+        shard.sort((a, b) => a.ids.length - b.ids.length);
+        const jobsFile = path.join(this.dir, `jobs-${stamp}-${i}.tmp`);
+        writeFileSync(jobsFile, JSON.stringify(shard));
+        return new Promise<void>((resolve, reject) => {
+          const child = fork(worker, [jobsFile, path.join(this.dir, `shard-${stamp}-${i}`)], { stdio: 'inherit' });
+          child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`encode worker ${i} exited with ${code}`))));
+        });
+      }),
+    );
+    for (let i = 0; i < workers; i++) {
+      const prefix = path.join(this.dir, `shard-${stamp}-${i}`);
+      if (existsSync(`${prefix}.json`)) this.loadShard(prefix);
+    }
+  }
+}

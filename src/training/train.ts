@@ -1,0 +1,268 @@
+/**
+ * `npm run train`: trains the late-interaction heads (src/heads/late.ts) on the training corpus
+ * with the encoder frozen, fits temperatures per type and option-count bucket on the held-out
+ * calibration split, reports the held-out test split, and writes `weights/heads-<version>.bin`
+ * with its manifest (data file hashes, seed, settings, metrics).
+ *
+ * Steps: (1) encode every text once into `.cache/encodings` (two processes, reused across
+ * runs); (2) train with Adam, seeded, cases in seeded order, augmentation by swapping noul
+ * criteria (choice is permutation invariant and score reversal-equivariant by construction);
+ * (3) temperatures; (4) write.
+ *
+ * Environment: TRAIN_EPOCHS (default 6), TRAIN_SEED (default 7), TRAIN_WORKERS (2),
+ * EVALMODEL_DATA, EVALMODEL_CACHE, TRAIN_OUT (weights folder).
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { renderQuestion, renderState, type RenderedQuestion } from '../canonical/index.js';
+import { initBackend } from '../encoder/backend.js';
+import { itemScoreOf } from './score.js';
+import { BUCKETS, bucketOf, choiceLogits, noulLogits, packTexts, PARAM_SHAPES, prepareState, scoreLogits, type Params, type TextRep } from '../heads/late.js';
+import { calibrated, questionLogits, type HeadsManifest } from '../heads/trained.js';
+import { questionTexts } from '../heads/texts.js';
+import { dataDir, fileHash, goldIndex, loadCases, repoRoot, rng, shuffled, splitOf, SPLIT, type Case } from './data.js';
+import type { EncodingStore } from './encode-cache.js';
+import { prepare } from './prepare.js';
+
+interface Item {
+  rendered: RenderedQuestion;
+  instr: TextRep;
+  lines: TextRep[];
+  gold: number;
+  hasCrit: boolean;
+}
+
+interface Example {
+  id: string;
+  state: TextRep;
+  items: Item[];
+}
+
+export function buildExamples(cases: readonly Case[], store: EncodingStore): Example[] {
+  return cases.map((c) => {
+    const items: Item[] = [];
+    for (const [qid, g] of Object.entries(c.gold)) {
+      const q = c.questions[qid]!;
+      const gold = goldIndex(q, g);
+      const rendered = renderQuestion(q);
+      if (gold < 0 || gold >= rendered.keys.length) continue;
+      const t = questionTexts(rendered);
+      const lines = t.lines.map((l) => store.get(l));
+      items.push({ rendered, instr: store.get(t.instructions), lines, gold, hasCrit: rendered.type === 'noul' && lines.some((l) => l.n > 0) });
+    }
+    return { id: c.id, state: store.get(renderState(c.state)), items };
+  });
+}
+
+/** Seeded initial parameters. */
+export function initParams(seed: number): Record<string, tf.Variable> {
+  const out: Record<string, tf.Variable> = {};
+  let s = seed;
+  for (const [name, shape] of Object.entries(PARAM_SHAPES)) {
+    s += 101;
+    let init: tf.Tensor;
+    if (shape.length === 1) init = name === 'nGate' ? tf.zeros(shape) : tf.zeros(shape);
+    else if (name === 'importance') init = tf.zeros(shape);
+    else if (name === 'nCrit') init = tf.fill(shape, 1);
+    else init = tf.randomNormal(shape, 0, Math.sqrt(1 / shape[0]!), 'float32', s);
+    out[name] = tf.variable(init, true, name);
+  }
+  return out;
+}
+
+/** Loss of one case (sum over its questions), with augmentation when `random` is given. */
+function caseLoss(p: Params, ex: Example, random: (() => number) | null, smoothing: number): { loss: tf.Scalar; count: number } {
+  const s = prepareState(p, ex.state);
+  const losses: tf.Scalar[] = [];
+  const noul = ex.items.filter((it) => it.rendered.type === 'noul');
+  if (noul.length > 0) {
+    const swaps = noul.map((it) => (random && it.hasCrit && random() < 0.5 ? 1 : 0));
+    const crit = noul.flatMap((it, i) => (swaps[i] ? [it.lines[1]!, it.lines[0]!] : [it.lines[0]!, it.lines[1]!]));
+    const logits = noulLogits(p, s, packTexts(noul.map((it) => it.instr)), packTexts(crit), tf.tensor1d(noul.map((it) => (it.hasCrit ? 1 : 0))));
+    const y = noul.map((it, i) => {
+      const yes = it.gold === 0 ? 1 : 0;
+      const label = swaps[i] ? 1 - yes : yes;
+      return label * (1 - smoothing) + smoothing / 2;
+    });
+    losses.push(tf.sum(tf.losses.sigmoidCrossEntropy(tf.tensor1d(y), logits, undefined, 0, tf.Reduction.NONE)) as tf.Scalar);
+  }
+  for (const it of ex.items) {
+    if (it.rendered.type === 'noul') continue;
+    const logits = it.rendered.type === 'choice' ? choiceLogits(p, s, packTexts(it.lines)) : scoreLogits(p, s, packTexts(it.lines));
+    const K = it.lines.length;
+    const target = new Float32Array(K).fill(smoothing / K);
+    target[it.gold]! += 1 - smoothing;
+    losses.push(tf.neg(tf.sum(tf.mul(tf.tensor1d(target), tf.logSoftmax(logits)))) as tf.Scalar);
+  }
+  return { loss: losses.length ? (tf.addN(losses) as tf.Scalar) : tf.scalar(0), count: ex.items.length };
+}
+
+/** Raw logits of every item of every example (for evaluation and temperature fitting). */
+export function predictAll(p: Params, examples: readonly Example[]): { item: Item; logits: number[] }[] {
+  const out: { item: Item; logits: number[] }[] = [];
+  for (const ex of examples) {
+    tf.tidy(() => {
+      const s = prepareState(p, ex.state);
+      for (const it of ex.items) out.push({ item: it, logits: questionLogits(p, s, it.rendered, it.instr, it.lines) });
+    });
+  }
+  return out;
+}
+
+function nll(logits: readonly number[], gold: number, t: number): number {
+  const z = logits.map((l) => l / t);
+  const m = Math.max(...z);
+  const lse = m + Math.log(z.reduce((s, x) => s + Math.exp(x - m), 0));
+  return lse - z[gold]!;
+}
+
+/** Temperature per bucket minimising NLL on the given predictions (grid in log space). */
+export function fitTemperatures(preds: readonly { item: Item; logits: number[] }[]): Record<string, number> {
+  const temps: Record<string, number> = {};
+  const grid = Array.from({ length: 61 }, (_, i) => Math.exp(Math.log(0.1) + (i / 60) * (Math.log(10) - Math.log(0.1))));
+  for (const b of BUCKETS) {
+    let group = preds.filter((x) => bucketOf(x.item.rendered.type, x.logits.length) === b);
+    // Too few to fit: pool with the question type.
+    if (group.length < 30) group = preds.filter((x) => x.item.rendered.type === b.split(':')[0]);
+    let best = 1;
+    let bestLoss = Infinity;
+    for (const t of grid) {
+      const loss = group.reduce((s, x) => s + nll(x.logits, x.item.gold, t), 0);
+      if (loss < bestLoss) {
+        bestLoss = loss;
+        best = t;
+      }
+    }
+    temps[b] = Number(best.toFixed(4));
+  }
+  return temps;
+}
+
+/** Accuracy (JevBench rule) and NLL per type and pooled. */
+export function metrics(preds: readonly { item: Item; logits: number[] }[], temps: Record<string, number>): Record<string, { n: number; accuracy: number; nll: number }> {
+  const out: Record<string, { n: number; accuracy: number; nll: number }> = {};
+  for (const type of ['noul', 'choice', 'score', 'pooled']) {
+    const group = preds.filter((x) => type === 'pooled' || x.item.rendered.type === type);
+    let acc = 0;
+    let loss = 0;
+    for (const x of group) {
+      const p = calibrated({ temperatures: temps }, x.item.rendered.type, x.logits);
+      acc += itemScoreOf(p, x.item.gold);
+      loss += -Math.log(Math.max(1e-12, p[x.item.gold]!));
+    }
+    out[type] = { n: group.length, accuracy: group.length ? acc / group.length : NaN, nll: group.length ? loss / group.length : NaN };
+  }
+  return out;
+}
+
+function fmt(m: Record<string, { n: number; accuracy: number; nll: number }>): string {
+  return Object.entries(m)
+    .map(([k, v]) => `${k} ${v.accuracy.toFixed(3)} (nll ${v.nll.toFixed(3)}, n ${v.n})`)
+    .join('; ');
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const seed = Number(process.env.TRAIN_SEED ?? 7);
+  const epochs = Number(process.env.TRAIN_EPOCHS ?? 6);
+  const batchCases = 8;
+  const lr = Number(process.env.TRAIN_LR ?? 2e-3);
+  const smoothing = 0.03;
+  const trainDir = path.join(dataDir(), 'train');
+  const cases = loadCases(trainDir);
+  const store = await prepare(cases, Number(process.env.TRAIN_WORKERS ?? 2));
+  const log = (msg: string) => process.stderr.write(`[train ${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}\n`);
+  log(`encodings ready; ${cases.length} cases`);
+  await initBackend(process.env.EVALMODEL_TRAIN_BACKEND === 'cpu' ? 'cpu' : 'wasm');
+  tf.setBackend(tf.getBackend());
+
+  const bySplit = { train: [] as Case[], calib: [] as Case[], test: [] as Case[] };
+  for (const c of cases) bySplit[splitOf(c)].push(c);
+  const train = buildExamples(bySplit.train, store);
+  const calib = buildExamples(bySplit.calib, store);
+  const test = buildExamples(bySplit.test, store);
+  log(`split: train ${train.length}, calib ${calib.length}, test ${test.length} cases`);
+
+  const params = initParams(seed);
+  const optimizer = tf.train.adam(lr);
+  const random = rng(seed);
+  let best = { epoch: -1, loss: Infinity, values: new Map<string, Float32Array>() };
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    const order = shuffled(train, random);
+    let total = 0;
+    let count = 0;
+    for (let b = 0; b < order.length; b += batchCases) {
+      const batch = order.slice(b, b + batchCases);
+      const n = batch.reduce((s, ex) => s + ex.items.length, 0);
+      if (n === 0) continue;
+      const cost = optimizer.minimize(() => {
+        const parts = batch.map((ex) => caseLoss(params, ex, random, smoothing).loss);
+        return tf.div(tf.addN(parts), n) as tf.Scalar;
+      }, true);
+      total += cost!.dataSync()[0]! * n;
+      count += n;
+      cost!.dispose();
+    }
+    const preds = predictAll(params, calib);
+    const ones = Object.fromEntries(BUCKETS.map((k) => [k, 1]));
+    const m = metrics(preds, ones);
+    log(`epoch ${epoch + 1}/${epochs}: train loss ${(total / count).toFixed(4)}; calib ${fmt(m)}`);
+    if (m.pooled!.nll < best.loss) {
+      best = { epoch, loss: m.pooled!.nll, values: new Map(Object.entries(params).map(([k, v]) => [k, v.dataSync() as Float32Array])) };
+    }
+  }
+  log(`best epoch ${best.epoch + 1}`);
+  for (const [k, v] of Object.entries(params)) v.assign(tf.tensor(best.values.get(k)!, v.shape));
+
+  const calibPreds = predictAll(params, calib);
+  const temperatures = fitTemperatures(calibPreds);
+  const testPreds = predictAll(params, test);
+  const testMetrics = metrics(testPreds, temperatures);
+  const calibMetrics = metrics(calibPreds, temperatures);
+  log(`temperatures ${JSON.stringify(temperatures)}`);
+  log(`held-out test: ${fmt(testMetrics)}`);
+
+  // Write the weights: every parameter as float32, in PARAM_SHAPES order.
+  const outDir = process.env.TRAIN_OUT ?? path.join(repoRoot(), 'weights');
+  mkdirSync(outDir, { recursive: true });
+  const version = process.env.TRAIN_VERSION ?? '1.13.0';
+  const names = Object.keys(PARAM_SHAPES);
+  const total = names.reduce((s, n) => s + PARAM_SHAPES[n]!.reduce((a, b) => a * b, 1), 0);
+  const flat = new Float32Array(total);
+  const entries: HeadsManifest['params'] = [];
+  let offset = 0;
+  for (const name of names) {
+    const values = params[name]!.dataSync() as Float32Array;
+    flat.set(values, offset);
+    entries.push({ name, shape: PARAM_SHAPES[name]!, offset });
+    offset += values.length;
+  }
+  const bytes = new Uint8Array(flat.buffer);
+  const weightsFile = `heads-${version}.bin`;
+  writeFileSync(path.join(outDir, weightsFile), bytes);
+  const files = readdirSync(trainDir).filter((f) => f.endsWith('.jsonl')).sort();
+  const manifest: HeadsManifest = {
+    format: 'evalmodel-heads/1',
+    weights: weightsFile,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    params: entries,
+    temperatures,
+    model: `evalmodel-${version}`,
+    method: 'late interaction over frozen USE-lite token states (src/heads/late.ts)',
+    seed,
+    settings: { epochs, bestEpoch: best.epoch + 1, batchCases, lr, smoothing, optimizer: 'adam', backend: tf.getBackend(), split: SPLIT },
+    data: files.map((f) => ({ file: `train/${f}`, sha256: fileHash(path.join(trainDir, f)) })),
+    counts: { train: train.length, calib: calib.length, test: test.length },
+    heldOut: { test: testMetrics, calib: calibMetrics },
+    trainSeconds: Math.round((Date.now() - started) / 1000),
+  };
+  writeFileSync(path.join(outDir, `heads-${version}.json`), JSON.stringify(manifest, null, 2) + '\n');
+  log(`wrote ${path.join(outDir, weightsFile)} (${bytes.byteLength} bytes) and its manifest`);
+}
+
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
+  await main();
+}
