@@ -208,9 +208,15 @@ async function cliRunner() {
     packages: 'external',
     logLevel: 'error',
   });
+  // Started through a wrapper, so that no bundled module takes itself for the entry script.
+  const wrapper = path.join(dir, 'run.mjs');
+  await writeFile(
+    wrapper,
+    `import { main } from './main.mjs';\nprocess.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });\n`,
+  );
   /** @param {string[]} args @param {string | undefined} stdin */
   return (args, stdin) => {
-    const run = spawnSync(process.execPath, [file, ...args], { cwd: ROOT, input: stdin ?? '', encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const run = spawnSync(process.execPath, [wrapper, ...args], { cwd: ROOT, input: stdin ?? '', encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     return { status: run.status ?? 1, stdout: run.stdout, stderr: run.stderr };
   };
 }
@@ -321,14 +327,21 @@ async function buildPlayground(out) {
         name: 'node-builtins-to-browser-shims',
         setup(build) {
           // The engine's Node loaders import node:*; in the page they are never called (the
-          // browser entry hands every file over first), so they resolve to stand-ins.
-          build.onResolve({ filter: /^node:/ }, () => ({ path: shims }));
+          // browser entry hands every file over first), so each built-in resolves to a
+          // stand-in. The stand-in is CommonJS so that a name it lacks (a built-in function a
+          // Node-only code path imports) is undefined at run time instead of a build error.
+          build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'node-shim' }));
+          build.onLoad({ filter: /.*/, namespace: 'node-shim' }, () => ({
+            contents: `const shims = require(${JSON.stringify(shims)});\nmodule.exports = { ...shims.default, ...shims };`,
+            loader: 'js',
+            resolveDir: ROOT,
+          }));
         },
       },
     ],
   });
   const inputs = Object.keys(result.metafile.inputs);
-  const leaked = inputs.filter((i) => /(^|\/)node:/.test(i));
+  const leaked = inputs.filter((i) => /(^|\/)node:/.test(i) && !i.startsWith('node-shim:'));
   if (leaked.length > 0) throw new Error(`node built-ins reached the browser bundle: ${leaked.join(', ')}`);
 
   const model = path.join(out, 'playground', 'model');
