@@ -244,7 +244,7 @@ async function modelFigures() {
 
 /**
  * Replaces the build-time markers a page may contain:
- * `<!-- cli-help:NAME -->`, `<!-- figures:model -->` and
+ * `<!-- cli-help:NAME -->`, `<!-- figures:model -->`, `<!-- figures:registry -->` and
  * `<!-- run: ["ask", "state", "--noul", "question"] -->` (or `<!-- run: {"args": [...],
  * "stdin": ..., "stdinFile": "request.json", "status": 2} -->`), which runs the CLI while
  * building and shows the command with what it printed. A run that exits with another status
@@ -273,6 +273,23 @@ async function fillMarkers(source, help, figures, runner) {
     const text = (await help())[match[1] ?? ''];
     if (text === undefined) throw new Error(`unknown CLI help '${match[1]}'`);
     out = out.replace(match[0], `\`\`\`text\n${text.trimEnd()}\n\`\`\``);
+  }
+  if (out.includes('<!-- figures:registry -->')) {
+    const manifest = JSON.parse(await readFile(path.join(ROOT, 'weights/manifest.json'), 'utf8'));
+    /** @param {any} heads */
+    const describe = (heads) =>
+      heads.kind === 'zero-shot-similarity'
+        ? `zero-shot similarity, temperature ${Object.entries(heads.temperature).map(([k, v]) => `${k} ${v}`).join(', ')}`
+        : `${heads.kind}${heads.manifest ? ` (\`${heads.manifest}\`)` : ''}`;
+    const rows = Object.entries(manifest.models).map(
+      ([id, /** @type {any} */ m]) => `| \`${id}\` | ${Object.entries(manifest.aliases).filter(([, t]) => t === id).map(([a]) => `\`${a}\``).join(', ') || '-'} | ${m.release_date} | \`${m.encoder.package}\` ${m.encoder.version} | ${describe(m.heads)} |`,
+    );
+    const table = `| Model | Aliases | Released | Encoder | Heads |
+|---|---|---|---|---|
+${rows.join('\n')}
+
+*Read from \`weights/manifest.json\` (the model registry) by \`npm run docs:build\` when this page was built.*`;
+    out = out.replace('<!-- figures:registry -->', table);
   }
   if (out.includes('<!-- figures:model -->')) {
     const f = await figures();
@@ -359,10 +376,15 @@ async function buildPlayground(out) {
 /** Runs typedoc (configured by typedoc.json) into `<out>/api`. @param {string} out */
 function buildApi(out) {
   const bin = path.join(path.dirname(require.resolve('typedoc/package.json')), 'bin', 'typedoc');
-  const run = spawnSync(process.execPath, [bin, '--out', path.join(out, 'api'), '--logLevel', 'Warn'], { cwd: ROOT, encoding: 'utf8' });
-  const log = `${run.stdout}${run.stderr}`.trim();
+  const run = spawnSync(process.execPath, [bin, '--out', path.join(out, 'api'), '--logLevel', 'Warn'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  // eslint-disable-next-line no-control-regex
+  const log = `${run.stdout}${run.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').trim();
   if (run.status !== 0) throw new Error(`typedoc failed (exit ${run.status}):\n${log}`);
-  const warnings = log.split('\n').filter((l) => /warning/i.test(l));
+  const warnings = log.split('\n').filter((l) => /^\[warning\]/.test(l) && !/Found \d+ errors/.test(l));
   return { warnings, log };
 }
 

@@ -34,8 +34,8 @@ export function mainHelp(): string {
   const width = Math.max(...names.map((n) => n.length));
   return `Usage: evalmodel <command> [options]
 
-Ask typed questions (noul, choice, score) about a text and get calibrated answers from a
-transformer encoder running on this machine.
+Ask typed questions (noul, choice, score) about a text and get answers with probabilities
+from a transformer encoder running on this machine.
 
 Commands:
 ${names.map((n) => `  ${n.padEnd(width)}   ${COMMANDS[n]!.summary}`).join('\n')}
