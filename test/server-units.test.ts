@@ -247,7 +247,7 @@ describe('options', () => {
       host: '127.0.0.1',
       port: 8000,
       concurrency: 2,
-      maxQueued: 64,
+      maxQueued: 16,
       maxBodyBytes: 1_048_576,
       rateLimits: { requestsPerMinute: 1200, inputTokensPerSecond: 250_000 },
       requestIdHeaders: ['x-service-request-id', 'x-typesafe-request-id'],

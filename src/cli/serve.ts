@@ -24,7 +24,7 @@ Options (environment variable in brackets):
   --rpm N                   requests per minute per key, 0 = off [EVALMODEL_RPM] (default 1200)
   --tps N                   input tokens per second per key, 0 = off [EVALMODEL_TPS] (default 250000)
   --concurrency N           evaluations at once [EVALMODEL_CONCURRENCY] (default 2)
-  --max-queue N             queued evaluations before 529 [EVALMODEL_MAX_QUEUE] (default 64)
+  --max-queue N             queued evaluations before 529 [EVALMODEL_MAX_QUEUE] (default 16)
   --max-body-bytes N        largest request body [EVALMODEL_MAX_BODY_BYTES] (default 1048576)
   --body-timeout-ms N       deadline for a request body [EVALMODEL_BODY_TIMEOUT_MS] (default 10000)
   --shutdown-grace-ms N     longest drain on shutdown [EVALMODEL_SHUTDOWN_GRACE_MS] (default 30000)

@@ -37,7 +37,7 @@ export interface ServeOptions {
   rateLimitStore?: RateLimitStore;
   /** Evaluations running at once. Default 2. */
   concurrency?: number;
-  /** Evaluations waiting beyond `concurrency` before new ones get 529. Default 64. */
+  /** Evaluations waiting beyond `concurrency` before new ones get 529. Default 16. */
   maxQueued?: number;
   /** Largest request body, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
@@ -74,7 +74,7 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   port: 8000,
   concurrency: 2,
-  maxQueued: 64,
+  maxQueued: 16,
   maxBodyBytes: 1024 * 1024,
   bodyTimeoutMs: 10_000,
   headersTimeoutMs: 10_000,
