@@ -92,7 +92,7 @@ function list(text: string): string[] {
 /** The request body the editor describes. Question ids are the question texts. */
 function buildRequest(): { state: State; model: string; questions: Questions } {
   const questions: Questions = {};
-  for (const item of questionList.querySelectorAll<HTMLLIElement>('.pg-question')) {
+  for (const item of Array.from(questionList.querySelectorAll<HTMLLIElement>('.pg-question'))) {
     const type = (item.querySelector('.pg-type') as HTMLSelectElement).value as Question['type'];
     const instructions = (item.querySelector('.pg-instructions') as HTMLInputElement).value.trim();
     const criteria = list((item.querySelector('.pg-criteria') as HTMLInputElement).value);
