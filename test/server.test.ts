@@ -351,6 +351,18 @@ describe('408, 413 and 415', () => {
     expect(JSON.parse(raw.body).error.code).toBe('body_timeout');
   });
 
+  it('answers 408 with a JSON body when the headers do not arrive in time', async () => {
+    const slow = await start({ headersTimeoutMs: 300 });
+    try {
+      const raw = parseRaw(await rawExchange(slow.port, 'GET /v1/models HTTP/1.1\r\nHost: x\r\nAuthoriz'));
+      expect(raw.status).toBe(408);
+      expect(raw.headers['x-service-request-id']).toMatch(REQUEST_ID);
+      expect(JSON.parse(raw.body).error.code).toBe('headers_timeout');
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('answers 413 for a declared length over the limit, before reading it', async () => {
     const reply = await authed(strict.url, '/v1/systemone', { body: { ...sampleRequest(), state: 'x'.repeat(5_000) } });
     expectError(reply, 413, 'body_too_large');
