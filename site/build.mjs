@@ -244,7 +244,8 @@ async function modelFigures() {
 
 /**
  * Replaces the build-time markers a page may contain:
- * `<!-- cli-help:NAME -->`, `<!-- figures:model -->`, `<!-- figures:registry -->` and
+ * `<!-- cli-help:NAME -->`, `<!-- figures:model -->`, `<!-- figures:registry -->`,
+ * `<!-- bench:NAME -->` (the recorded reports in bench/NAME/results/*.txt) and
  * `<!-- run: ["ask", "state", "--noul", "question"] -->` (or `<!-- run: {"args": [...],
  * "stdin": ..., "stdinFile": "request.json", "status": 2} -->`), which runs the CLI while
  * building and shows the command with what it printed. A run that exits with another status
@@ -273,6 +274,21 @@ async function fillMarkers(source, help, figures, runner) {
     const text = (await help())[match[1] ?? ''];
     if (text === undefined) throw new Error(`unknown CLI help '${match[1]}'`);
     out = out.replace(match[0], `\`\`\`text\n${text.trimEnd()}\n\`\`\``);
+  }
+  for (const match of source.matchAll(/<!-- bench:(\w+) -->/g)) {
+    const name = match[1] ?? '';
+    const dir = path.join(ROOT, 'bench', name, 'results');
+    const files = (await exists(dir)) ? (await readdir(dir)).filter((f) => f.endsWith('.txt')).sort() : [];
+    const blocks = [];
+    for (const f of files) {
+      const text = (await readFile(path.join(dir, f), 'utf8')).trimEnd();
+      blocks.push(`\`bench/${name}/results/${f}\`:\n\n\`\`\`text\n${text}\n\`\`\``);
+    }
+    const body =
+      blocks.length > 0
+        ? `${blocks.join('\n\n')}\n\n*Written by the ${name} benchmark (\`evalmodel bench ${name}\`, the sources in \`bench/${name}/\`); included as recorded by \`npm run docs:build\`. The first line of each report names the machine and backend it was measured on.*`
+        : `*Not measured yet: see \`bench/${name}\` (run \`evalmodel bench ${name}\`); its recorded results in \`bench/${name}/results/\` appear here once they exist.*`;
+    out = out.replace(match[0], body);
   }
   if (out.includes('<!-- figures:registry -->')) {
     const manifest = JSON.parse(await readFile(path.join(ROOT, 'weights/manifest.json'), 'utf8'));
