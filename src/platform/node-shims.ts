@@ -31,26 +31,32 @@ export function createRequire(_from: string | URL): { resolve(specifier: string)
   return require;
 }
 
-/** POSIX-style path helpers, enough for URL-like paths. */
+/** `node:path` separator: POSIX-style path helpers, enough for URL-like paths. */
 export const sep = '/';
+/** `node:path` dirname of a slash-separated path or URL. */
 export function dirname(p: string): string {
   const i = p.replace(/\/+$/, '').lastIndexOf('/');
   return i < 0 ? '.' : i === 0 ? '/' : p.slice(0, i);
 }
+/** `node:path` join: slash-joined, repeated slashes folded (not those of `scheme://`). */
 export function join(...parts: string[]): string {
   return parts.filter((s) => s.length > 0).join('/').replace(/(?<!:)\/{2,}/g, '/');
 }
+/** `node:path` resolve: the same as {@link join}; there is no working directory in a page. */
 export function resolve(...parts: string[]): string {
   return join(...parts);
 }
 
+/** `node:url` fileURLToPath: the URL's path. */
 export function fileURLToPath(url: string | URL): string {
   return new URL(url).pathname;
 }
 
+/** `node:fs/promises` readFile: always rejects; there is no file system in a page. */
 export function readFile(path: string): Promise<never> {
   return Promise.reject(new Error(`readFile('${path}') is not available in the browser; hand the engine its files through the loading seams`));
 }
+/** `node:fs` readFileSync: always throws; there is no file system in a page. */
 export function readFileSync(path: string): never {
   return unavailable(`readFileSync('${path}')`);
 }

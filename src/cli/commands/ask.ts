@@ -15,8 +15,10 @@ import { wantsHelp } from '../help.js';
 import { startProgress } from '../progress.js';
 import { buildQuestions, type QuestionFlag } from '../questions.js';
 
+/** One line for the top-level help's list of commands. */
 export const summary = 'Evaluate questions about a state and print the answers';
 
+/** The text of `evalmodel ask --help`. */
 export const help = `Usage: evalmodel ask [state] [options]
 
 ${summary}, each with its probabilities as bars

@@ -13,12 +13,14 @@ import { wantsHelp } from '../help.js';
 import type { CliIO } from '../io.js';
 import { packageRoot } from '../paths.js';
 
+/** One line for the top-level help's list of commands. */
 export const summary = 'Run the accuracy and speed benchmarks';
 
 /** The benchmarks, in the order they run. */
 export const BENCHMARKS = ['accuracy', 'speed'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
+/** The text of `evalmodel bench --help`. */
 export const help = `Usage: evalmodel bench [accuracy|speed ...] [options] [-- args for the benchmarks]
 
 ${summary} (both when none is named). Each runs as its

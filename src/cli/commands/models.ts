@@ -8,8 +8,10 @@ import { EXIT } from '../errors.js';
 import { wantsHelp } from '../help.js';
 import type { CliIO } from '../io.js';
 
+/** One line for the top-level help's list of commands. */
 export const summary = 'List the model names a request may send';
 
+/** The text of `evalmodel models --help`. */
 export const help = `Usage: evalmodel models [options]
 
 ${summary}: the aliases, as GET /v1/models returns them,

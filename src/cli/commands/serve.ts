@@ -11,8 +11,10 @@ import { CliError, EXIT, UsageError } from '../errors.js';
 import type { CliIO } from '../io.js';
 import { startProgress } from '../progress.js';
 
+/** One line for the top-level help's list of commands. */
 export const summary = 'Serve POST /v1/systemone and GET /v1/models over HTTP';
 
+/** The text of `evalmodel serve --help`. */
 export const help = `${SERVE_USAGE}
 
 ${summary} (the interface of SPEC.md; see docs/http.md).
