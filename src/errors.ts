@@ -16,6 +16,7 @@ export class EvalModelError extends Error {
  */
 export class RequestValidationError extends EvalModelError {
   override name = 'RequestValidationError';
+  /** The 422 body's entries: every problem of the request. */
   readonly detail: ValidationError[];
 
   constructor(detail: ValidationError[]) {
@@ -35,7 +36,9 @@ export class RequestValidationError extends EvalModelError {
 export class UnknownModelError extends EvalModelError {
   override name = 'UnknownModelError';
   constructor(
+    /** The name that was sent. */
     readonly model: string,
+    /** Every name the registry accepts. */
     readonly available: readonly string[],
   ) {
     super(`Unknown model '${model}'. Available: ${available.join(', ')}`);

@@ -21,20 +21,27 @@ export type Instructions = Content | null;
 
 /** Clarifies what counts as yes (`true`) and no (`false`) for a noul question. */
 export interface NoulCriteria {
+  /** What counts as a yes (a value near 1). */
   true?: Content | null;
+  /** What counts as a no (a value near 0). */
   false?: Content | null;
 }
 
 /** A yes/no question, answered as a probability of yes. */
 export interface NoulQuestion {
+  /** Discriminator. */
   type: 'noul';
+  /** The yes/no question or statement to evaluate. */
   instructions?: Instructions;
+  /** Clarifies what counts as yes and no. */
   criteria?: NoulCriteria | null;
 }
 
 /** Picks one option from a caller-defined set (at most 255 options). */
 export interface ChoiceQuestion {
+  /** Discriminator. */
   type: 'choice';
+  /** What the model should decide. */
   instructions?: Instructions;
   /** Map from option name to its description; null means "interpreted by its name alone". */
   criteria: Record<string, Content | null>;
@@ -42,8 +49,11 @@ export interface ChoiceQuestion {
 
 /** Rates the state on an ordered rubric; an item's zero-based position is its level (1 to 10 levels). */
 export interface ScoreQuestion {
+  /** Discriminator. */
   type: 'score';
+  /** What the model should rate. */
   instructions?: Instructions;
+  /** Ordered level descriptions; an item's zero-based position is its level. Null items are not allowed. */
   criteria: Content[];
 }
 
@@ -58,19 +68,25 @@ export type Questions = Record<string, Question>;
 
 /** Request body of `POST /v1/systemone`. */
 export interface SystemOneRequest {
+  /** The content all questions refer to. */
   state: State;
+  /** A model alias (`evalmodel-latest`, `evalmodel-preview`) or versioned id. */
   model: string;
+  /** The questions, keyed by caller-chosen ids (at least one). Ids are returned as answer keys and never reach the model. */
   questions: Questions;
 }
 
 /** Answer to a noul question: the probability of yes. Has no confidence field. */
 export interface NoulAnswer {
+  /** Discriminator, equal to the question's. */
   type: 'noul';
+  /** Probability of yes, in [0, 1]. */
   noul: number;
 }
 
 /** Answer to a choice question. */
 export interface ChoiceAnswer {
+  /** Discriminator, equal to the question's. */
   type: 'choice';
   /** The option with the highest probability (ties go to the earlier option). */
   choice: string;
@@ -82,6 +98,7 @@ export interface ChoiceAnswer {
 
 /** Answer to a score question. */
 export interface ScoreAnswer {
+  /** Discriminator, equal to the question's. */
   type: 'score';
   /** Sum over levels of level x probability. */
   score: number;
@@ -98,7 +115,9 @@ export type Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer;
 
 /** Token usage of one evaluation. */
 export interface Usage {
+  /** Tokens of the state (once) plus each question's rendered tokens. */
   input_tokens: number;
+  /** Always 0: the engine produces judgements, not text. */
   output_tokens: number;
 }
 
@@ -106,13 +125,17 @@ export interface Usage {
 export interface SystemOneResponse {
   /** The versioned model id that answered, even when an alias was sent. */
   model: string;
+  /** Exactly one answer per question, under the question's id. */
   answers: Record<string, Answer>;
+  /** Token usage of this evaluation. */
   usage: Usage;
 }
 
 /** One entry of the model listing. */
 export interface ModelMetadata {
+  /** Name accepted by the `model` field. */
   name: string;
+  /** Human-readable description. */
   description: string;
   /** `YYYY-MM-DD`. */
   release_date: string;
@@ -120,6 +143,7 @@ export interface ModelMetadata {
 
 /** 200 body of `GET /v1/models`. */
 export interface ModelMetadataList {
+  /** One entry per name the caller may send. */
   models: ModelMetadata[];
 }
 
@@ -139,5 +163,6 @@ export interface ValidationError {
 
 /** 422 body. */
 export interface HTTPValidationError {
+  /** Every validation failure of the request. */
   detail: ValidationError[];
 }

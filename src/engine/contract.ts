@@ -26,10 +26,15 @@ export interface EvaluateOptions {
 
 /** Counters of the cross-request state cache. */
 export interface CacheStats {
+  /** Requests whose state encoding came from the cache or from a concurrent request's pass. */
   hits: number;
+  /** Requests that encoded their state. */
   misses: number;
+  /** States held now. */
   entries: number;
+  /** Bytes held now. */
   bytes: number;
+  /** The byte budget; 0 means the cache is off. */
   budgetBytes: number;
 }
 
@@ -41,6 +46,7 @@ export interface EngineStats {
   stateEncodes: number;
   /** Encoder passes over question text. */
   questionEncodes: number;
+  /** The cross-request state cache. */
   cache: CacheStats;
 }
 
@@ -59,6 +65,7 @@ export interface Engine {
   resolveModel(name: string): string;
   /** Counts tokens the way `usage.input_tokens` does. */
   countTokens(text: string): number;
+  /** Work counters and cache statistics. */
   stats(): EngineStats;
   /** Frees the weights and tensors. Later calls throw `EngineClosedError`. */
   close(): Promise<void>;

@@ -11,7 +11,19 @@ import { isPlainObject, isWellFormed, ownEntries, setOwn } from './json.js';
 import { validateQuestion } from './question.js';
 
 /** Outcome of {@link validateRequest}: the checked copy, or every problem found. */
-export type ValidationResult = { ok: true; request: SystemOneRequest } | { ok: false; errors: ValidationError[] };
+export type ValidationResult =
+  | {
+      /** The request is valid. */
+      ok: true;
+      /** A fresh copy of the request, safe from prototype pollution, keys in their given order. */
+      request: SystemOneRequest;
+    }
+  | {
+      /** The request is invalid. */
+      ok: false;
+      /** Every problem found, in document order: the 422 body's `detail`. */
+      errors: ValidationError[];
+    };
 
 const REQUIRED = ['state', 'model', 'questions'] as const;
 
