@@ -8,10 +8,44 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, type BackendReport } from './backend.js';
 import { TransformerEncoder } from './transformer.js';
-import { collectTensors, ENCODER_SHAPE, loadEncoderWeights } from './weights.js';
+import { collectTensors, ENCODER_SHAPE, loadEncoderWeights, type EncoderWeights } from './weights.js';
+import { denseMacsPerToken, passFlops, recordEncoderWork } from './work.js';
 import type { BackendName } from '../engine/contract.js';
 
 export { ENCODER_SHAPE } from './weights.js';
+export { readEncoderWork, type EncoderWork } from './work.js';
+
+/** Counts one pass: ragged rows (no padding), per-sequence attention, `pooled` projections. */
+function record(weights: EncoderWeights, windows: readonly (readonly number[])[], pooled: number, keepStates: boolean): void {
+  const tokens = windows.reduce((n, w) => n + w.length, 0);
+  const last = weights.layers[weights.layers.length - 1]!.ffnOut.kernel.shape;
+  // Without token states the last projection runs once per window, not once per token.
+  const skipped = keepStates ? 0 : last[0] * last[1];
+  let flops = passFlops(weights, 0, 0, pooled) + 2 * tokens * (denseMacsPerToken(weights) - skipped);
+  for (const w of windows) {
+    flops += passFlops(weights, 1, w.length, 0) - 2 * w.length * denseMacsPerToken(weights);
+    if (!keepStates) flops += 2 * last[0] * last[1];
+  }
+  recordEncoderWork({ sequences: windows.length, tokens, paddedTokens: tokens, flops });
+}
+
+function concatFloat32(parts: readonly Float32Array[]): Float32Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}
+
+/** Reads a tensor's values and frees it. */
+function readAndDispose(t: tf.Tensor): Float32Array {
+  const values = t.dataSync() as Float32Array;
+  t.dispose();
+  return values;
+}
 
 /** The state's encoding, kept in the cache and shared by every question about that state. */
 export interface StateEncoding {
@@ -23,6 +57,16 @@ export interface StateEncoding {
   pooled: Float32Array;
   /** Final per-token hidden states, [tokenCount, 512] row-major. */
   tokenStates: Float32Array;
+}
+
+/** Windows per transformer pass of `encodeState`; longer states yield to the event loop between passes. */
+export const WINDOWS_PER_PASS = 8;
+
+interface PendingState {
+  ids: readonly number[];
+  windows: number[][];
+  resolve(e: StateEncoding): void;
+  reject(e: unknown): void;
 }
 
 /** Splits ids into consecutive windows of at most `size` tokens (at least one, maybe empty). */
@@ -44,69 +88,105 @@ export class Encoder {
     private readonly transformer: TransformerEncoder,
     private readonly weightTensors: tf.Tensor[],
     readonly backend: BackendReport,
+    private readonly weights: EncoderWeights,
   ) {}
 
   static async load(options: { backend?: BackendName } = {}): Promise<Encoder> {
     const backend = await initBackend(options.backend);
     const weights = await loadEncoderWeights();
-    return new Encoder(new TransformerEncoder(weights), collectTensors(weights), backend);
-  }
-
-  /** Encodes one state in one batched pass over its windows. */
-  async encodeState(ids: readonly number[]): Promise<StateEncoding> {
-    const windows = toWindows(ids);
-    const [pooledT, statesT] = tf.tidy(() => {
-      const { states, mask } = this.transformer.tokenStates(windows);
-      const hidden = states.shape[2];
-      // Real tokens only, in order: windows are full except the last, so a prefix per row.
-      const rows = windows.map((w, i) => tf.reshape(tf.slice(states, [i, 0, 0], [1, Math.max(w.length, 1), hidden]), [-1, hidden]));
-      const flat = tf.concat(rows, 0) as tf.Tensor2D;
-      const count = Math.max(1, ids.length);
-      const mean = tf.div(tf.sum(tf.mul(states, tf.expandDims(mask, -1)), [0, 1]), count);
-      const pooled = this.transformer.pool(tf.reshape(mean, [1, hidden]) as tf.Tensor2D);
-      return [pooled, ids.length === 0 ? tf.zeros([0, hidden]) : tf.slice(flat, [0, 0], [ids.length, hidden])];
-    });
-    const [pooled, tokenStates] = await Promise.all([pooledT.data(), statesT.data()]);
-    tf.dispose([pooledT, statesT]);
-    return {
-      tokenCount: ids.length,
-      windows: windows.length,
-      pooled: pooled as Float32Array,
-      tokenStates: tokenStates as Float32Array,
-    };
+    return new Encoder(new TransformerEncoder(weights), collectTensors(weights), backend, weights);
   }
 
   /**
-   * Sentence embeddings of several texts, one batched pass. A text longer than the window is
-   * pooled over all its windows.
+   * Encodes one state (or any text whose token states are wanted): every 128-token window is
+   * encoded on its own (no overlap), and the embedding pools the token states of all windows.
+   * Calls made in the same tick share one transformer pass (the late-interaction heads encode
+   * each question text this way); results are bit-for-bit the same as alone.
+   */
+  encodeState(ids: readonly number[]): Promise<StateEncoding> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ ids, windows: toWindows(ids), resolve, reject });
+      if (this.pending.length === 1) queueMicrotask(() => void this.flush());
+    });
+  }
+
+  private readonly pending: PendingState[] = [];
+
+  /** Encodes every queued state: in passes of at most WINDOWS_PER_PASS windows. */
+  private async flush(): Promise<void> {
+    const batch = this.pending.splice(0);
+    try {
+      const windows = batch.flatMap((p) => p.windows);
+      const sums: Float32Array[] = [];
+      const states: Float32Array[] = [];
+      for (let start = 0; start < windows.length; start += WINDOWS_PER_PASS) {
+        if (start > 0) await new Promise((r) => setImmediate(r));
+        const chunk = windows.slice(start, start + WINDOWS_PER_PASS);
+        record(this.weights, chunk, start === 0 ? batch.length : 0, true);
+        const pass = this.transformer.sequenceSums(chunk, { keepStates: true });
+        sums.push(readAndDispose(pass.sums));
+        states.push(readAndDispose(pass.states!));
+      }
+      const hidden = ENCODER_SHAPE.hiddenDim;
+      const allSums = concatFloat32(sums);
+      const allStates = concatFloat32(states);
+      const pooled = this.poolTexts(allSums, batch.map((p) => p.windows.map((w) => w.length)));
+      let row = 0;
+      batch.forEach((p, i) => {
+        const tokenStates = allStates.slice(row * hidden, (row + p.ids.length) * hidden);
+        row += p.ids.length;
+        p.resolve({ tokenCount: p.ids.length, windows: p.windows.length, pooled: pooled[i]!, tokenStates });
+      });
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    }
+  }
+
+  /**
+   * Sentence embeddings of several texts, one pass. A text longer than the window is pooled
+   * over all its windows. Each text's embedding is bit-for-bit the same whatever other texts
+   * share the pass (rows never mix across sequences, sums are taken per sequence).
    */
   async embedTexts(texts: readonly (readonly number[])[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     const windows: number[][] = [];
-    const owner: number[] = [];
+    const lengths: number[][] = texts.map(() => []);
     texts.forEach((ids, i) => {
       for (const w of toWindows(ids)) {
         windows.push(w);
-        owner.push(i);
+        lengths[i]!.push(w.length);
       }
     });
-    const pooledT = tf.tidy(() => {
-      const { states, mask } = this.transformer.tokenStates(windows);
-      // Sum each window's real tokens, then add up the windows of each text with a 0/1
-      // assignment matrix (the wasm backend has no UnsortedSegmentSum kernel).
-      const sums = tf.sum(tf.mul(states, tf.expandDims(mask, -1)), 1);
-      const counts = tf.sum(mask, 1, true);
-      const assign = new Float32Array(texts.length * windows.length);
-      owner.forEach((text, w) => (assign[text * windows.length + w] = 1));
-      const assignment = tf.tensor2d(assign, [texts.length, windows.length]);
-      const textSums = tf.matMul(assignment, sums);
-      const textCounts = tf.maximum(tf.matMul(assignment, counts), 1);
-      return this.transformer.pool(tf.div(textSums, textCounts) as tf.Tensor2D);
+    record(this.weights, windows, texts.length, false);
+    const { sums } = this.transformer.sequenceSums(windows);
+    return this.poolTexts(readAndDispose(sums), lengths);
+  }
+
+  /**
+   * Pools texts from their windows' token-state sums (`sums`: consecutive [512] rows, the
+   * windows of text 0 first): adds each text's window sums in window order in float64,
+   * divides by its token count, then applies the tanh projection and normalisation.
+   */
+  private poolTexts(sums: Float32Array, windowLengths: readonly (readonly number[])[]): Float32Array[] {
+    const hidden = ENCODER_SHAPE.hiddenDim;
+    const means = new Float32Array(windowLengths.length * hidden);
+    const acc = new Float64Array(hidden);
+    let row = 0;
+    windowLengths.forEach((lengths, t) => {
+      acc.fill(0);
+      let count = 0;
+      for (const length of lengths) {
+        const base = row * hidden;
+        for (let j = 0; j < hidden; j++) acc[j]! += sums[base + j]!;
+        count += length;
+        row++;
+      }
+      const scale = 1 / Math.max(1, count);
+      for (let j = 0; j < hidden; j++) means[t * hidden + j] = acc[j]! * scale;
     });
-    const flat = (await pooledT.data()) as Float32Array;
-    pooledT.dispose();
-    const dim = flat.length / texts.length;
-    return texts.map((_, i) => flat.slice(i * dim, (i + 1) * dim));
+    const pooled = tf.tidy(() => this.transformer.pool(tf.tensor2d(means, [windowLengths.length, hidden])));
+    const flat = readAndDispose(pooled);
+    return windowLengths.map((_, i) => flat.slice(i * hidden, (i + 1) * hidden));
   }
 
   /** Frees the weights. */

@@ -3,10 +3,29 @@
  * pre-norm layers (256 -> 512 wide, 4 heads each), sinusoidal positions, mean pooling and a tanh
  * projection. Written op by op from the frozen graph so that masks, intermediate token states
  * and caching are ours to control; `test/encoder.test.ts` proves it equal to the graph.
+ *
+ * How it is laid out for speed on the wasm backend (measured; see docs/performance.md):
+ * - Every sequence (a text, or one 128-token window of a long text) runs as its own chain of
+ *   two-dimensional ops over its real tokens: no padding, no masks, and nothing that mixes
+ *   rows of different sequences. A sequence's result is therefore bit-for-bit the same
+ *   whatever else is encoded in the same call. tfjs' per-op cost on wasm is a few
+ *   microseconds and XNNPACK's matrix product is as fast at 128 rows as at 1,024, so
+ *   chaining per sequence costs nothing measurable against one big batch.
+ * - Attention runs per head as plain 2-D products (queries x transposed keys, then x values),
+ *   which the wasm backend hands to XNNPACK. Its batched 3-D product is a scalar loop, ten to
+ *   forty times slower. Queries, keys and values come from one projection per head, so no
+ *   op ever cuts a head out of a wider tensor: the wasm Slice copies its whole input to the
+ *   JavaScript heap first, and its Gather runs at ~40 ns an element.
+ * - Folded constants: the layer norms' scale and bias are folded into the projection that
+ *   follows them, the query scale 1/sqrt(depth) into the query projections, and layer 0's
+ *   residual projection into its output projection (one product over [context, input]).
+ *   Embedding lookup and the timing signal are added in JavaScript from host copies.
+ * - Pooled-only passes skip the last layer's output projection per token: mean pooling is
+ *   linear, so sum(x + h W + b) = sum(x) + sum(h) W + n b, one product per sequence.
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { ENCODER_SHAPE, type DenseWeights, type EncoderWeights, type LayerNormWeights, type TransformerLayerWeights } from './weights.js';
+import { ENCODER_SHAPE, type DenseWeights, type EncoderWeights, type LayerNormWeights } from './weights.js';
 
 /** Per-token states of a batch of sequences, right-padded. */
 export interface TokenStates {
@@ -16,96 +35,215 @@ export interface TokenStates {
   mask: tf.Tensor2D;
 }
 
-function dense(x: tf.Tensor2D, w: DenseWeights, activation?: 'relu'): tf.Tensor2D {
-  return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' }) as tf.Tensor2D;
+/** A dense projection `x @ kernel + bias`. */
+interface Dense {
+  kernel: tf.Tensor2D;
+  bias: tf.Tensor1D;
 }
 
-function layerNorm(x: tf.Tensor2D, w: LayerNormWeights): tf.Tensor2D {
+interface PreparedLayer {
+  width: number;
+  heads: number;
+  /** Per head: query (prescaled), key and value projections, the attention layer norm folded in. */
+  query: Dense[];
+  key: Dense[];
+  value: Dense[];
+  /** Output projection; in a widening layer, stacked over the residual projection. */
+  out: Dense;
+  widening: boolean;
+  /** The FFN layer norm folded into the first FFN projection. */
+  ffnIn: Dense;
+  ffnOut: Dense;
+}
+
+/** `ln(x) @ kernel + bias` as `normalise(x) @ (scale * kernel) + (bias_ln @ kernel + bias)`, columns [from, from+count). */
+function foldNorm(norm: LayerNormWeights, dense: DenseWeights, from = 0, count = dense.kernel.shape[1], scale = 1): Dense {
+  return tf.tidy(() => {
+    const kernel = tf.slice(dense.kernel, [0, from], [-1, count]);
+    const bias = tf.slice(dense.bias, [from], [count]);
+    const folded = tf.mul(tf.mul(tf.reshape(norm.scale, [-1, 1]), kernel), scale) as tf.Tensor2D;
+    const foldedBias = tf.mul(tf.add(tf.reshape(tf.matMul(tf.reshape(norm.bias, [1, -1]), kernel), [-1]), bias), scale) as tf.Tensor1D;
+    return { kernel: tf.keep(folded), bias: tf.keep(foldedBias) };
+  });
+}
+
+/** Normalises rows to zero mean and unit variance (the layer norm without scale and bias). */
+function normalise(x: tf.Tensor2D): tf.Tensor2D {
   const mean = tf.mean(x, -1, true);
   const centred = tf.sub(x, mean);
   const variance = tf.mean(tf.square(centred), -1, true);
-  const scaled = tf.mul(tf.mul(w.scale, tf.rsqrt(tf.add(variance, ENCODER_SHAPE.layerNormEpsilon))), centred);
-  return tf.add(scaled, w.bias);
+  return tf.mul(centred, tf.rsqrt(tf.add(variance, ENCODER_SHAPE.layerNormEpsilon)));
 }
 
-/** Splits [B*L, d] into [B, heads, L, d/heads]. */
-function splitHeads(x: tf.Tensor2D, batch: number, length: number, heads: number): tf.Tensor4D {
-  const depth = x.shape[1] / heads;
-  return tf.transpose(tf.reshape(x, [batch, length, heads, depth]), [0, 2, 1, 3]);
+function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2D {
+  return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' }) as tf.Tensor2D;
 }
 
-function attention(
-  x: tf.Tensor2D,
-  layer: TransformerLayerWeights,
-  keyBias: tf.Tensor4D,
-  batch: number,
-  length: number,
-): tf.Tensor2D {
-  const width = layer.inputDim;
-  const qkv = dense(layerNorm(x, layer.attentionNorm), layer.qkv);
-  const [q, k, v] = tf.split(qkv, [width, width, width], 1) as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
-  const depth = width / layer.heads;
-  const queries = tf.mul(splitHeads(q, batch, length, layer.heads), 1 / Math.sqrt(depth));
-  const logits = tf.add(tf.matMul(queries, splitHeads(k, batch, length, layer.heads), false, true), keyBias);
-  const context = tf.matMul(tf.softmax(logits), splitHeads(v, batch, length, layer.heads));
-  const merged = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [batch * length, width]) as tf.Tensor2D;
-  return dense(merged, layer.attentionOut);
-}
-
-function feedForward(x: tf.Tensor2D, layer: TransformerLayerWeights): tf.Tensor2D {
-  return dense(dense(layerNorm(x, layer.ffnNorm), layer.ffnIn, 'relu'), layer.ffnOut);
+/** What one sequence's pass leaves for its caller. */
+interface SequenceOutput {
+  /** Sum of the final token states, [1, hidden]; or, pooled-only, of the last layer's input. */
+  sum: tf.Tensor2D;
+  /** Pooled-only: sum of the last FFN's hidden activations, [1, ffn]. */
+  hiddenSum?: tf.Tensor2D;
+  /** Final token states [length, hidden], when kept. */
+  states?: tf.Tensor2D;
 }
 
 /**
- * The encoder proper. Holds the weights and a precomputed position table; stateless between
- * calls, so one instance serves concurrent requests.
+ * The encoder proper. Holds folded copies of the weights; stateless between calls, so one
+ * instance serves concurrent requests.
  */
 export class TransformerEncoder {
-  private readonly positions: tf.Tensor2D;
+  /** Host copy of the embedding table times two (the graph adds the embeddings twice). */
+  private readonly embeddings: Float32Array;
+  /** Host copy of the timing signal, [maxTokens, embeddingDim]. */
+  private readonly timing: Float32Array;
+  private readonly embeddingDim: number;
+  private readonly layers: PreparedLayer[];
+  private readonly pooler: Dense;
+  private readonly owned: tf.Tensor[] = [];
 
-  constructor(private readonly weights: EncoderWeights) {
+  constructor(weights: EncoderWeights) {
+    this.embeddingDim = weights.embeddings.shape[1];
+    this.embeddings = tf.tidy(() => tf.mul(weights.embeddings, 2).dataSync() as Float32Array);
     // sin/cos of position x inverse timescale, concatenated: the graph's AddTimingSignal.
-    this.positions = tf.tidy(() => {
+    this.timing = tf.tidy(() => {
       const pos = tf.reshape(tf.range(0, ENCODER_SHAPE.maxTokens, 1, 'float32'), [-1, 1]);
       const angles = tf.mul(pos, tf.reshape(weights.inverseTimescales, [1, -1]));
-      return tf.concat([tf.sin(angles), tf.cos(angles)], 1) as tf.Tensor2D;
+      return tf.concat([tf.sin(angles), tf.cos(angles)], 1).dataSync() as Float32Array;
     });
+    this.layers = weights.layers.map((l) => {
+      const width = l.inputDim;
+      const depth = width / l.heads;
+      const heads = Array.from({ length: l.heads }, (_, h) => h);
+      const query = heads.map((h) => foldNorm(l.attentionNorm, l.qkv, h * depth, depth, 1 / Math.sqrt(depth)));
+      const key = heads.map((h) => foldNorm(l.attentionNorm, l.qkv, width + h * depth, depth));
+      const value = heads.map((h) => foldNorm(l.attentionNorm, l.qkv, 2 * width + h * depth, depth));
+      const residual = l.residualProjection;
+      const out: Dense = residual
+        ? tf.tidy(() => ({
+            kernel: tf.keep(tf.concat([l.attentionOut.kernel, residual.kernel], 0) as tf.Tensor2D),
+            bias: tf.keep(tf.add(l.attentionOut.bias, residual.bias) as tf.Tensor1D),
+          }))
+        : { kernel: tf.clone(l.attentionOut.kernel), bias: tf.clone(l.attentionOut.bias) };
+      const layer: PreparedLayer = {
+        width,
+        heads: l.heads,
+        query,
+        key,
+        value,
+        out,
+        widening: residual !== null,
+        ffnIn: foldNorm(l.ffnNorm, l.ffnIn),
+        ffnOut: { kernel: tf.clone(l.ffnOut.kernel), bias: tf.clone(l.ffnOut.bias) },
+      };
+      for (const d of [...query, ...key, ...value, out, layer.ffnIn, layer.ffnOut]) this.owned.push(d.kernel, d.bias);
+      return layer;
+    });
+    this.pooler = { kernel: tf.clone(weights.pooler.kernel), bias: tf.clone(weights.pooler.bias) };
+    this.owned.push(this.pooler.kernel, this.pooler.bias);
+  }
+
+  private check(sequences: readonly (readonly number[])[]): void {
+    for (const s of sequences) {
+      if (s.length > ENCODER_SHAPE.maxTokens) {
+        throw new RangeError(`A sequence of ${s.length} tokens exceeds the encoder window of ${ENCODER_SHAPE.maxTokens}`);
+      }
+    }
+  }
+
+  /** Embedded input of one sequence: 2 x embedding + timing signal, [length, embeddingDim]. */
+  private embedInput(ids: readonly number[]): tf.Tensor2D {
+    const dim = this.embeddingDim;
+    const x = new Float32Array(ids.length * dim);
+    for (let t = 0; t < ids.length; t++) {
+      const e = ids[t]! * dim;
+      const p = t * dim;
+      for (let j = 0; j < dim; j++) x[p + j] = this.embeddings[e + j]! + this.timing[p + j]!;
+    }
+    return tf.tensor2d(x, [ids.length, dim]);
+  }
+
+  /** One non-empty sequence through every layer. Call inside `tf.tidy`. */
+  private encodeSequence(ids: readonly number[], keepStates: boolean): SequenceOutput {
+    let x = this.embedInput(ids);
+    const last = this.layers.length - 1;
+    for (let index = 0; index <= last; index++) {
+      const layer = this.layers[index]!;
+      const normed = normalise(x);
+      const contexts = layer.query.map((q, h) => {
+        const queries = dense(normed, q);
+        const keysT = tf.transpose(dense(normed, layer.key[h]!)) as tf.Tensor2D;
+        return tf.matMul(tf.softmax(tf.matMul(queries, keysT)), dense(normed, layer.value[h]!));
+      });
+      const context = (contexts.length === 1 ? contexts[0]! : tf.concat(contexts, 1)) as tf.Tensor2D;
+      x = layer.widening
+        ? dense(tf.concat([context, x], 1) as tf.Tensor2D, layer.out)
+        : (tf.add(dense(context, layer.out), x) as tf.Tensor2D);
+      const hidden = dense(normalise(x), layer.ffnIn, 'relu');
+      if (index === last && !keepStates) {
+        return { sum: tf.sum(x, 0, true) as tf.Tensor2D, hiddenSum: tf.sum(hidden, 0, true) as tf.Tensor2D };
+      }
+      x = tf.add(x, dense(hidden, layer.ffnOut)) as tf.Tensor2D;
+    }
+    return { sum: tf.sum(x, 0, true) as tf.Tensor2D, states: x };
   }
 
   /**
-   * Runs the transformer over sequences of token ids (each 1..maxTokens long) and returns the
-   * final per-token states. Call inside `tf.tidy` or dispose the result.
+   * Sum of the final token states of each sequence, [sequences, hidden] in input order (zero
+   * rows for empty sequences); with `keepStates`, also the final token states of all
+   * sequences concatenated, [tokens, hidden]. A text's embedding pools the sums of its
+   * windows. Each row depends on its own sequence only. Dispose the results.
+   */
+  sequenceSums(sequences: readonly (readonly number[])[], options: { keepStates?: boolean } = {}): { sums: tf.Tensor2D; states: tf.Tensor2D | null } {
+    this.check(sequences);
+    const keepStates = options.keepStates ?? false;
+    const hidden = ENCODER_SHAPE.hiddenDim;
+    const [sums, states] = tf.tidy(() => {
+      const outputs = sequences.map((s) => (s.length > 0 ? this.encodeSequence(s, keepStates) : null));
+      const zero = () => tf.zeros([1, hidden]) as tf.Tensor2D;
+      let sums: tf.Tensor2D;
+      if (keepStates) {
+        sums = tf.concat(outputs.map((o) => o?.sum ?? zero()), 0) as tf.Tensor2D;
+      } else {
+        // The skipped last projection, once per sequence: sum(x) + sum(h) W + n b (empty
+        // sequences: zero sums and n = 0, so an exact zero row).
+        const ffnOut = this.layers[this.layers.length - 1]!.ffnOut;
+        const ffnWidth = ffnOut.kernel.shape[0];
+        const counts = tf.tensor2d(sequences.map((s) => s.length), [sequences.length, 1]);
+        const hiddenSums = tf.concat(outputs.map((o) => o?.hiddenSum ?? (tf.zeros([1, ffnWidth]) as tf.Tensor2D)), 0) as tf.Tensor2D;
+        const xSums = tf.concat(outputs.map((o) => o?.sum ?? zero()), 0);
+        sums = tf.add(tf.add(xSums, tf.matMul(hiddenSums, ffnOut.kernel)), tf.mul(counts, ffnOut.bias)) as tf.Tensor2D;
+      }
+      if (!keepStates) return [sums];
+      const blocks = outputs.flatMap((o) => (o?.states ? [o.states] : []));
+      const all = blocks.length === 0 ? tf.zeros([0, hidden]) : blocks.length === 1 ? blocks[0]! : tf.concat(blocks, 0);
+      return [sums, all];
+    }) as tf.Tensor2D[];
+    return { sums: sums!, states: states ?? null };
+  }
+
+  /**
+   * Runs the transformer over sequences of token ids (each 0..maxTokens long) and returns the
+   * final per-token states, right-padded. Call inside `tf.tidy` or dispose the result.
    */
   tokenStates(sequences: readonly (readonly number[])[]): TokenStates {
-    const batch = sequences.length;
+    this.check(sequences);
     const length = Math.max(1, ...sequences.map((s) => s.length));
-    if (length > ENCODER_SHAPE.maxTokens) {
-      throw new RangeError(`A sequence of ${length} tokens exceeds the encoder window of ${ENCODER_SHAPE.maxTokens}`);
-    }
-    const ids = new Int32Array(batch * length);
-    const maskValues = new Float32Array(batch * length);
-    sequences.forEach((seq, b) => {
-      for (let t = 0; t < seq.length; t++) {
-        ids[b * length + t] = seq[t]!;
-        maskValues[b * length + t] = 1;
-      }
-    });
+    const hidden = ENCODER_SHAPE.hiddenDim;
     return tf.tidy(() => {
-      const mask = tf.tensor2d(maskValues, [batch, length]);
-      const rowMask = tf.reshape(mask, [batch * length, 1]);
-      // Padding keys get -1e9, as the graph's attention_bias_ignore_padding.
-      const keyBias = tf.reshape(tf.mul(tf.sub(1, mask), -1e9), [batch, 1, 1, length]) as tf.Tensor4D;
-      const embedded = tf.gather(this.weights.embeddings, tf.tensor1d(ids, 'int32'));
-      const timing = tf.tile(tf.slice(this.positions, [0, 0], [length, -1]), [batch, 1]);
-      // The graph adds the scattered embeddings to the scattered (embeddings + timing signal):
-      // the embedding counts twice. Only real tokens are scattered, so padding rows stay zero.
-      let x = tf.mul(tf.add(tf.mul(embedded, 2), timing), rowMask) as tf.Tensor2D;
-      for (const layer of this.weights.layers) {
-        const residual = layer.residualProjection ? tf.mul(dense(x, layer.residualProjection), rowMask) : x;
-        x = tf.add(attention(x, layer, keyBias, batch, length), residual) as tf.Tensor2D;
-        x = tf.add(x, tf.mul(feedForward(x, layer), rowMask)) as tf.Tensor2D;
-      }
-      return { states: tf.reshape(x, [batch, length, -1]) as tf.Tensor3D, mask };
+      const outputs = sequences.map((s) => (s.length > 0 ? this.encodeSequence(s, true).states! : null));
+      const maskValues = new Float32Array(sequences.length * length);
+      const rows = outputs.map((states, b) => {
+        const real = states?.shape[0] ?? 0;
+        maskValues.fill(1, b * length, b * length + real);
+        if (!states) return tf.zeros([length, hidden]);
+        return real < length ? tf.concat([states, tf.zeros([length - real, hidden])], 0) : states;
+      });
+      return {
+        states: tf.reshape(tf.concat(rows, 0), [sequences.length, length, hidden]) as tf.Tensor3D,
+        mask: tf.tensor2d(maskValues, [sequences.length, length]),
+      };
     });
   }
 
@@ -115,7 +253,7 @@ export class TransformerEncoder {
    */
   pool(meanState: tf.Tensor2D): tf.Tensor2D {
     return tf.tidy(() => {
-      const projected = tf.tanh(dense(meanState, this.weights.pooler));
+      const projected = tf.tanh(dense(meanState, this.pooler));
       const norm = tf.rsqrt(tf.maximum(tf.sum(tf.square(projected), -1, true), 1e-12));
       return tf.mul(projected, norm);
     });
@@ -124,14 +262,13 @@ export class TransformerEncoder {
   /** Sentence embeddings of each sequence on its own, [batch, hidden] (the graph's output). */
   embed(sequences: readonly (readonly number[])[]): tf.Tensor2D {
     return tf.tidy(() => {
-      const { states, mask } = this.tokenStates(sequences);
-      const sums = tf.sum(tf.mul(states, tf.expandDims(mask, -1)), 1);
-      const counts = tf.maximum(tf.sum(mask, 1, true), 1);
+      const { sums } = this.sequenceSums(sequences);
+      const counts = tf.tensor2d(sequences.map((s) => Math.max(1, s.length)), [sequences.length, 1]);
       return this.pool(tf.div(sums, counts) as tf.Tensor2D);
     });
   }
 
   dispose(): void {
-    this.positions.dispose();
+    tf.dispose(this.owned);
   }
 }
