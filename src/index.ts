@@ -18,6 +18,7 @@ export * from './types.js';
 export * from './errors.js';
 export type { BackendName, CacheStats, Engine, EngineConfig, EngineStats, EvaluateOptions } from './engine/contract.js';
 export { createEngine, DEFAULT_CACHE_BYTES } from './engine/engine.js';
+export { createEnginePool, type EnginePoolConfig } from './engine/pool.js';
 export { validateRequest, tokenBudgetErrors, type ValidationResult } from './validation/index.js';
 export { renderQuestion, renderState, type RenderedQuestion } from './canonical/index.js';
 export { choiceConfidence, scoreConfidence } from './heads/index.js';

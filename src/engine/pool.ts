@@ -1,0 +1,289 @@
+/**
+ * A pool of engines in worker threads, behind the same `Engine` contract. tfjs' wasm backend
+ * runs on one thread, so one engine uses one core; the pool runs one engine per worker and
+ * keeps the caller's event loop free (it only routes messages).
+ *
+ * Each worker loads its own engine; the pool reads the encoder's weight files once and shares
+ * them read-only (SharedArrayBuffer). Requests are routed by their state: the same state goes
+ * to the same worker, so its cached encoding is found again, unless that worker is busier than
+ * another by more than one request. Answers are the single engine's: every worker runs the
+ * same code on the same weights, and the encoder's results do not depend on batching.
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { flattenWhitespace } from '../canonical/index.js';
+import { weightsPackageDir, type ModelJson } from '../encoder/weights.js';
+import { EngineClosedError, RequestValidationError, UnknownModelError } from '../errors.js';
+import { ModelRegistry } from '../registry/index.js';
+import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
+import type { ModelMetadataList, SystemOneResponse, ValidationError } from '../types.js';
+import { validateRequest } from '../validation/index.js';
+import { splitEvaluateArguments } from './arguments.js';
+import type { Engine, EngineConfig, EngineStats, EvaluateOptions } from './contract.js';
+import type { FromWorker, SerializedError, ToWorker, WorkerInit } from './worker.js';
+
+/** Options of `createEnginePool`: an engine's options, plus the pool's own. */
+export interface EnginePoolConfig extends EngineConfig {
+  /** Worker threads, each with its own engine. Default: the machine's available parallelism. */
+  workers?: number;
+  /**
+   * Extra `execArgv` for the workers (e.g. a loader that runs TypeScript sources in tests).
+   * @internal
+   */
+  workerExecArgv?: string[];
+}
+
+interface Pending {
+  resolve(value: SystemOneResponse): void;
+  reject(error: unknown): void;
+  worker: PoolWorker;
+  cleanup(): void;
+}
+
+interface PoolWorker {
+  thread: Worker;
+  inFlight: number;
+  stats: EngineStats | null;
+  alive: boolean;
+}
+
+function revive(error: SerializedError): Error {
+  switch (error.name) {
+    case 'RequestValidationError':
+      return new RequestValidationError(error.detail as ValidationError[]);
+    case 'UnknownModelError':
+      return new UnknownModelError(error.model ?? '', error.available ?? []);
+    case 'EngineClosedError':
+      return new EngineClosedError();
+    default: {
+      const revived = error.name === 'AbortError' ? new DOMException(error.message, 'AbortError') : new Error(error.message);
+      if (!(revived instanceof DOMException)) revived.name = error.name;
+      return revived;
+    }
+  }
+}
+
+/** FNV-1a over a string: a cheap, stable routing hash. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function routingKey(request: unknown): string {
+  if (request === null || typeof request !== 'object') return '';
+  const { state, model } = request as { state?: unknown; model?: unknown };
+  try {
+    return `${String(model)}\u0000${typeof state === 'string' ? state : JSON.stringify(state)}`;
+  } catch {
+    return '';
+  }
+}
+
+/** Reads the encoder's weight files once, into shared read-only memory for the workers. */
+async function shareWeights(): Promise<NonNullable<WorkerInit['weights']>> {
+  const dir = weightsPackageDir();
+  const modelJson = JSON.parse(await readFile(path.join(dir, 'model.json'), 'utf8')) as ModelJson;
+  const shards: Record<string, SharedArrayBuffer> = {};
+  for (const group of modelJson.weightsManifest) {
+    for (const p of group.paths) {
+      const data = await readFile(path.join(dir, p));
+      const shared = new SharedArrayBuffer(data.byteLength);
+      new Uint8Array(shared).set(data);
+      shards[p] = shared;
+    }
+  }
+  // Only what the encoder reads; the graph topology stays behind.
+  return { modelJson: { weightsManifest: modelJson.weightsManifest }, shards };
+}
+
+class EnginePool implements Engine {
+  private closed = false;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly workers: PoolWorker[],
+    private readonly registry: ModelRegistry,
+    private readonly tokenizer: Tokenizer,
+    private readonly defaultModel: string,
+  ) {
+    for (const w of workers) this.listen(w);
+  }
+
+  private listen(w: PoolWorker): void {
+    w.thread.on('message', (message: FromWorker) => {
+      if (message.type !== 'result') return;
+      const p = this.pending.get(message.id);
+      w.stats = message.stats;
+      if (!p) return;
+      this.pending.delete(message.id);
+      p.cleanup();
+      if (message.ok) p.resolve(message.value as SystemOneResponse);
+      else p.reject(revive(message.error));
+    });
+    const fail = (error: unknown) => {
+      if (!w.alive) return;
+      w.alive = false;
+      for (const [id, p] of this.pending) {
+        if (p.worker !== w) continue;
+        this.pending.delete(id);
+        p.cleanup();
+        p.reject(error instanceof Error ? error : new Error(`engine worker exited: ${String(error)}`));
+      }
+    };
+    w.thread.on('error', fail);
+    w.thread.on('exit', (code) => fail(new Error(`engine worker exited with code ${code}`)));
+  }
+
+  /** The state's worker, unless it is busier than the least busy one by more than a request. */
+  private pick(request: unknown): PoolWorker | undefined {
+    const alive = this.workers.filter((w) => w.alive);
+    if (alive.length === 0) return undefined;
+    const least = alive.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+    const preferred = alive[hash(routingKey(request)) % alive.length]!;
+    return preferred.inFlight <= least.inFlight + 1 ? preferred : least;
+  }
+
+  evaluate(...args: unknown[]): Promise<SystemOneResponse> {
+    if (this.closed) return Promise.reject(new EngineClosedError());
+    const { request, options } = splitEvaluateArguments(args, this.defaultModel);
+    const run = this.dispatch(request, options);
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run)).catch(() => undefined);
+    return run;
+  }
+
+  private dispatch(request: unknown, options: EvaluateOptions): Promise<SystemOneResponse> {
+    const { signal } = options;
+    if (signal?.aborted) {
+      return Promise.reject(signal.reason instanceof Error ? signal.reason : new DOMException('The evaluation was aborted', 'AbortError'));
+    }
+    const worker = this.pick(request);
+    if (!worker) return Promise.reject(new Error('Every engine worker of the pool has exited'));
+    const id = this.nextId++;
+    return new Promise<SystemOneResponse>((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.pending.delete(id)) return;
+        worker.inFlight--;
+        worker.thread.postMessage({ type: 'abort', id } satisfies ToWorker);
+        reject(signal?.reason instanceof Error ? signal.reason : new DOMException('The evaluation was aborted', 'AbortError'));
+      };
+      const cleanup = () => {
+        worker.inFlight--;
+        signal?.removeEventListener('abort', onAbort);
+      };
+      try {
+        worker.thread.postMessage({ type: 'evaluate', id, request } satisfies ToWorker);
+      } catch {
+        // Not structured-cloneable (functions, symbols...): never a valid request body.
+        const checked = validateRequest(request);
+        reject(checked.ok ? new Error('The request could not be sent to an engine worker') : new RequestValidationError(checked.errors));
+        return;
+      }
+      worker.inFlight++;
+      this.pending.set(id, { resolve, reject, worker, cleanup });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  listModels(): ModelMetadataList {
+    return this.registry.list();
+  }
+
+  resolveModel(name: string): string {
+    return this.registry.resolve(name);
+  }
+
+  countTokens(text: string): number {
+    return this.tokenizer.encode(flattenWhitespace(text)).length;
+  }
+
+  /** Counters summed over the workers, as of each worker's last answer. */
+  stats(): EngineStats {
+    const all = this.workers.map((w) => w.stats).filter((s): s is EngineStats => s !== null);
+    const sum = (f: (s: EngineStats) => number) => all.reduce((n, s) => n + f(s), 0);
+    return {
+      backend: all[0]?.backend ?? 'wasm',
+      stateEncodes: sum((s) => s.stateEncodes),
+      questionEncodes: sum((s) => s.questionEncodes),
+      cache: {
+        hits: sum((s) => s.cache.hits),
+        misses: sum((s) => s.cache.misses),
+        entries: sum((s) => s.cache.entries),
+        bytes: sum((s) => s.cache.bytes),
+        budgetBytes: sum((s) => s.cache.budgetBytes),
+      },
+    };
+  }
+
+  /** Lets running evaluations finish, closes every worker's engine and ends the threads. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
+    await Promise.all(
+      this.workers.map(async (w) => {
+        if (!w.alive) return;
+        const closed = new Promise<void>((done) => {
+          w.thread.on('message', (m: FromWorker) => m.type === 'closed' && done());
+          w.thread.once('exit', () => done());
+        });
+        w.thread.postMessage({ type: 'close' } satisfies ToWorker);
+        await closed;
+        w.alive = false;
+        await w.thread.terminate();
+      }),
+    );
+  }
+}
+
+function startWorker(init: WorkerInit, execArgv: string[] | undefined): Promise<PoolWorker> {
+  const script = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+  const thread = new Worker(script, { workerData: init, ...(execArgv ? { execArgv } : {}) });
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: FromWorker) => {
+      if (message.type === 'ready') {
+        thread.off('message', onMessage);
+        thread.off('error', reject);
+        resolve({ thread, inFlight: 0, stats: message.stats, alive: true });
+      } else if (message.type === 'failed') {
+        void thread.terminate();
+        reject(revive(message.error));
+      }
+    };
+    thread.on('message', onMessage);
+    thread.once('error', reject);
+  });
+}
+
+/**
+ * Starts `workers` engines in worker threads and returns them as one `Engine`.
+ * @example
+ * const engine = await createEnginePool({ workers: 2 });
+ * const res = await engine.evaluate('The parcel arrived broken.', { q: { type: 'noul', instructions: 'Is the customer unhappy?' } });
+ * await engine.close();
+ */
+export async function createEnginePool(config: EnginePoolConfig = {}): Promise<Engine> {
+  const { workers = os.availableParallelism(), workerExecArgv, ...engineConfig } = config;
+  const count = Math.max(1, Math.floor(workers));
+  const registry = ModelRegistry.load();
+  const defaultModel = engineConfig.defaultModel ?? 'evalmodel-latest';
+  registry.resolve(defaultModel);
+  const [weights, tokenizer] = await Promise.all([shareWeights(), loadVocabulary().then(createTokenizer)]);
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startWorker({ config: engineConfig, weights }, workerExecArgv)));
+  const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(ok.map((w) => w.thread.terminate()));
+    throw failed.reason;
+  }
+  return new EnginePool(ok, registry, tokenizer, defaultModel);
+}
