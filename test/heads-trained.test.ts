@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { renderQuestion } from '../src/canonical/index.js';
-import { BUCKETS, bucketOf, choiceLogits, noulLogits, packTexts, PARAM_SHAPES, prepareState, scoreLogits, type Params, type TextRep } from '../src/heads/late.js';
-import { headsFromBytes, validateHeads, type HeadsManifest } from '../src/heads/trained.js';
+import { alignTexts, BUCKETS, bucketOf, buildBatch, forward, PARAM_SHAPES, type Params, type TextRep } from '../src/heads/late.js';
+import { headsFromBytes, logitsOfAligned, questionLogits, validateHeads, type HeadsManifest } from '../src/heads/trained.js';
 import { questionTexts } from '../src/heads/texts.js';
 import { createHash } from 'node:crypto';
 
@@ -35,39 +35,52 @@ function randomText(seed: number, n: number): TextRep {
 }
 
 const params = randomParams(1);
-const state = prepareState(params, randomText(2, 40));
+const state = randomText(2, 40);
+const empty: TextRep = { tokens: new Float32Array(0), n: 0, pooled: new Float32Array(512) };
 
 describe('late-interaction heads', () => {
   it('choice logits permute with the options (no position dependence)', () => {
     const lines = [3, 4, 5, 6, 7].map((s, i) => randomText(s, 2 + i));
-    const a = Array.from(choiceLogits(params, state, packTexts(lines)).dataSync());
+    const instr = randomText(8, 5);
+    const a = questionLogits(params, state, 'choice', instr, lines);
     const order = [3, 0, 4, 1, 2];
-    const b = Array.from(choiceLogits(params, state, packTexts(order.map((i) => lines[i]!))).dataSync());
+    const b = questionLogits(params, state, 'choice', instr, order.map((i) => lines[i]!));
     order.forEach((i, j) => expect(b[j]).toBeCloseTo(a[i]!, 4));
   });
 
   it('score logits reverse with the levels', () => {
     const lines = [11, 12, 13, 14].map((s) => randomText(s, 3));
-    const a = Array.from(scoreLogits(params, state, packTexts(lines)).dataSync());
-    const b = Array.from(scoreLogits(params, state, packTexts([...lines].reverse())).dataSync());
+    const instr = randomText(15, 5);
+    const a = questionLogits(params, state, 'score', instr, lines);
+    const b = questionLogits(params, state, 'score', instr, [...lines].reverse());
     a.forEach((x, i) => expect(b[a.length - 1 - i]).toBeCloseTo(x, 4));
   });
 
   it('noul: swapping criteria negates the criteria term, and no criteria leaves it out', () => {
-    const instr = packTexts([randomText(20, 6)]);
+    const instr = randomText(20, 6);
     const t = randomText(21, 4);
     const f = randomText(22, 3);
-    const empty: TextRep = { tokens: new Float32Array(0), n: 0, pooled: new Float32Array(512) };
-    const base = noulLogits(params, state, instr, packTexts([empty, empty]), tf.tensor1d([0])).dataSync()[0]!;
-    const withC = noulLogits(params, state, instr, packTexts([t, f]), tf.tensor1d([1])).dataSync()[0]!;
-    const swapped = noulLogits(params, state, instr, packTexts([f, t]), tf.tensor1d([1])).dataSync()[0]!;
+    const base = questionLogits(params, state, 'noul', instr, [empty, empty])[0]!;
+    const withC = questionLogits(params, state, 'noul', instr, [t, f])[0]!;
+    const swapped = questionLogits(params, state, 'noul', instr, [f, t])[0]!;
     const gate = 1 - 1 / (1 + Math.exp(-params.nGate!.dataSync()[0]!));
     expect(withC + swapped).toBeCloseTo(2 * base * gate, 4);
   });
 
-  it('handles texts without tokens and a single option', () => {
-    const empty: TextRep = { tokens: new Float32Array(0), n: 0, pooled: new Float32Array(512) };
-    const l = Array.from(choiceLogits(params, state, packTexts([empty])).dataSync());
+  it('answers a question the same alone and batched with others', () => {
+    const q1 = { type: 'choice' as const, instr: randomText(30, 4), lines: [randomText(31, 3), randomText(32, 2)] };
+    const q2 = { type: 'noul' as const, instr: randomText(33, 7), lines: [empty, empty] };
+    const align = (q: typeof q1 | typeof q2) => {
+      const [i, ...l] = alignTexts(state, [q.instr, ...q.lines]);
+      return { type: q.type, instructions: i!, lines: l };
+    };
+    const alone = logitsOfAligned(params, align(q1));
+    const together = tf.tidy(() => Array.from(forward(params, buildBatch([align(q2), align(q1)])).choice!.dataSync()));
+    alone.forEach((x, i) => expect(15 * Math.tanh(together[i]! / 15)).toBeCloseTo(x, 4));
+  });
+
+  it('handles texts without tokens, an empty state and a single option', () => {
+    const l = questionLogits(params, empty, 'choice', empty, [empty]);
     expect(l).toHaveLength(1);
     expect(Number.isFinite(l[0])).toBe(true);
   });
@@ -105,7 +118,7 @@ describe('weight validation at load', () => {
   it('accepts a consistent manifest and builds tensors', () => {
     const { manifest, bytes } = build(good);
     const heads = headsFromBytes(manifest, bytes);
-    expect(heads.params.proj!.shape).toEqual(PARAM_SHAPES.proj);
+    expect(heads.params.value!.shape).toEqual(PARAM_SHAPES.value);
   });
   it('rejects a wrong hash, a wrong shape, a missing or absurd temperature', () => {
     const a = build(good, (m) => (m.sha256 = '0'.repeat(64)));

@@ -42,7 +42,7 @@ class PipelineEngine implements Engine {
     this.stateCache = new StateCache(config.cacheBytes);
     this.outcomeCache = new OutcomeCache((texts) => encoder.embedTexts(texts.map((t) => this.tokenize(t))));
     // Trained heads encode each question text on its own (token states, not just pooled).
-    this.trainedHeads = new TrainedHeadsRunner((text) => encoder.encodeState(this.tokenize(text)), path.dirname(defaultManifestPath()));
+    this.trainedHeads = new TrainedHeadsRunner((text) => this.tokenize(text), (ids) => encoder.encodeState(ids), path.dirname(defaultManifestPath()));
   }
 
   evaluate(...args: unknown[]): Promise<SystemOneResponse> {
@@ -74,7 +74,7 @@ class PipelineEngine implements Engine {
     const encoding = await this.stateCache.get(spec.id, stateText, () => this.encodeState(stateIds));
     throwIfAborted(options.signal);
     const heads = spec.heads;
-    const trained = heads.kind === 'late-interaction' ? await this.trainedHeads.answerAll(heads, questions, rendered, encoding) : null;
+    const trained = heads.kind === 'late-interaction' ? await this.trainedHeads.answerAll(heads, questions, rendered, encoding, stateIds) : null;
     const outcomeVectors = heads.kind === 'zero-shot-similarity' ? await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes)) : null;
 
     const answers: Record<string, Answer> = {};

@@ -1,41 +1,47 @@
 /**
  * Late-interaction heads: the question's own tokens read the state's cached token states.
  *
- * For every text a question brings (its instructions, and one line per outcome: a choice
- * option, a score level, a noul criterion) the match block compares each of the text's token
- * states with every state token, both as raw cosines and through a learned projection, and
- * returns
- * - six match features: importance-weighted and plain means of each token's best match (raw
- *   and projected), the best single raw match, and the pooled cosine;
- * - a readout: a learned value projection of the state, soft-aligned to each text token and
- *   pooled with learned token importances (cross-attention of the text over the state).
- * Small per-type MLPs turn these into logits: one per outcome, softmaxed across a question's
- * outcomes for choice and score (the same parameters for every option, so any number of
- * options works and the answer does not depend on option order), and a yes/no readout of the
- * instructions' interaction with the state for noul, plus an antisymmetric term for its
- * criteria. Score features are built symmetrically in the level order, so reversing a rubric
- * reverses the distribution. Temperatures per type and option-count bucket follow.
+ * Stage 1, alignment (no parameters, {@link alignTexts}): every token of every text a question
+ * brings (its instructions, and one line per outcome: a choice option, a score level, a noul
+ * criterion) is compared by cosine with every token state of the state. Each text token keeps
+ * its best match, a soft maximum, and the soft-aligned state vector (attention of that token
+ * over the state's tokens). Computed once per (state, text); in training, once for the corpus.
  *
- * The same code runs in training (with tf.Variables) and in the engine (with constants).
+ * Stage 2, the trained heads ({@link forward}): learned token importances pool those per-token
+ * matches into match features, and a learned value projection of the aligned state vectors
+ * gives a readout of what the state says where the text's words land. Small per-type MLPs
+ * turn them into logits: one per outcome, softmaxed across a question's outcomes for choice and
+ * score (the same parameters for every option: any number of options, no dependence on option
+ * order), a yes/no readout of the instructions' interaction with the state for noul, plus an
+ * antisymmetric term for noul criteria. Score features are symmetric in the level order, so a
+ * reversed rubric gives the reversed distribution. Temperatures per type and option-count
+ * bucket calibrate the logits.
+ *
+ * Everything in stage 2 is dense matrix algebra over a flat batch of texts, so the same code
+ * trains (tf.Variables, gradients on the wasm backend) and serves (constants, one question).
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
 
 export const HIDDEN = 512;
-/** Width of the learned projection used for token matching. */
-export const PROJ = 64;
 /** Width of the value readout. */
 export const VAL = 16;
 /** Width of the MLP hidden layers. */
 export const MLP = 32;
-/** Number of match features per text. */
-export const NF = 6;
-/** Sharpness of the soft max and of the soft alignment over state tokens. */
-const BETA = 20;
+/** Match features per text: 8 fixed + 3 importance-weighted. */
+export const NF = 11;
+/** Fixed (parameter-free) match features per text. */
+export const NFIXED = 8;
+/** Span length and stride (tokens) of the state's phrase vectors. */
+export const SPAN = 12;
+const SPAN_STRIDE = 6;
+/** Per-token match values: best cosine, soft maximum, exact token match. */
+const PER_TOKEN = 3;
+/** Sharpness of the soft maximum and of the soft alignment over state tokens. */
+export const BETA = 20;
 
 /** Parameter names and shapes. */
 export const PARAM_SHAPES: Record<string, number[]> = {
-  proj: [HIDDEN, PROJ],
   importance: [HIDDEN, 1],
   value: [HIDDEN, VAL],
   // noul
@@ -67,88 +73,221 @@ export interface TextRep {
   /** Per-token states, [n, 512] row-major. */
   tokens: Float32Array;
   n: number;
+  /** Pooled sentence vector (unit length, or zeros for an empty text). */
   pooled: Float32Array;
+  /** Token ids (parallel to the token states), for exact matches; absent means no exact matches. */
+  ids?: readonly number[];
 }
 
-/** The state, prepared once per (state, parameters): normalised, projected, value-projected. */
-export interface PreparedState {
-  norm: tf.Tensor2D; // [T, H]
-  projT: tf.Tensor2D; // [P, T]
-  values: tf.Tensor2D; // [T, V]
-  pooled: tf.Tensor1D; // [H]
+/** A text aligned to one state (stage 1 output). */
+export interface Aligned {
+  n: number;
+  /** The text's token states [n, 512]. */
+  tokens: Float32Array;
+  /** Soft-aligned (unit-normalised) state vectors per text token [n, 512]. */
+  aligned: Float32Array;
+  /** Best cosine per text token [n]. */
+  best: Float32Array;
+  /** Soft maximum (log-sum-exp / BETA) of the cosines per text token [n]. */
+  soft: Float32Array;
+  /** 1 where the text token's id occurs in the state [n]. */
+  exact: Float32Array;
+  /** Fixed match features: mean best, max best, mean soft, pooled cosine with the state, 1 if empty, mean exact, best and soft-max span cosine. */
+  fixed: number[];
+  pooled: Float32Array;
 }
 
 function rowNormalise(x: tf.Tensor2D): tf.Tensor2D {
   return tf.mul(x, tf.rsqrt(tf.maximum(tf.sum(tf.square(x), 1, true), 1e-12)));
 }
 
-/** Prepares a state's token states (at least one row: an empty state is one zero token). */
-export function prepareState(p: Params, state: TextRep): PreparedState {
-  return tf.tidy(() => {
-    const n = Math.max(1, state.n);
-    const raw = state.n > 0 ? tf.tensor2d(state.tokens.subarray(0, state.n * HIDDEN), [n, HIDDEN]) : tf.zeros([1, HIDDEN]) as tf.Tensor2D;
-    const norm = rowNormalise(raw);
-    const proj = rowNormalise(tf.matMul(raw, p.proj as tf.Tensor2D));
-    return {
-      norm,
-      projT: tf.transpose(proj) as tf.Tensor2D,
-      values: tf.matMul(raw, p.value as tf.Tensor2D) as tf.Tensor2D,
-      pooled: tf.tensor1d(state.pooled),
-    };
-  });
-}
-
-/** Packs texts into a padded [K, N, H] tensor with its mask [K, N] and pooled vectors [K, H]. */
-export function packTexts(texts: readonly TextRep[]): { tokens: tf.Tensor3D; mask: tf.Tensor2D; pooled: tf.Tensor2D } {
-  const K = texts.length;
-  const N = Math.max(1, ...texts.map((t) => t.n));
-  const tok = new Float32Array(K * N * HIDDEN);
-  const mask = new Float32Array(K * N);
-  const pooled = new Float32Array(K * HIDDEN);
-  texts.forEach((t, k) => {
-    tok.set(t.tokens.subarray(0, t.n * HIDDEN), k * N * HIDDEN);
-    for (let i = 0; i < t.n; i++) mask[k * N + i] = 1;
-    pooled.set(t.pooled, k * HIDDEN);
-  });
-  return { tokens: tf.tensor3d(tok, [K, N, HIDDEN]), mask: tf.tensor2d(mask, [K, N]), pooled: tf.tensor2d(pooled, [K, HIDDEN]) };
-}
-
 /**
- * The match block for K texts against one state: features [K, NF] and readouts [K, VAL].
- * Texts without tokens give zero features (apart from the pooled cosine, 0 for a zero vector).
+ * Stage 1: aligns texts to a state's token states. One matrix product per call; texts without
+ * tokens give empty alignments.
  */
-export function match(p: Params, s: PreparedState, packed: { tokens: tf.Tensor3D; mask: tf.Tensor2D; pooled: tf.Tensor2D }): { f: tf.Tensor2D; r: tf.Tensor2D } {
-  const [K, N] = packed.mask.shape;
-  const flat = tf.reshape(packed.tokens, [K * N, HIDDEN]) as tf.Tensor2D;
-  const maskFlat = tf.reshape(packed.mask, [K * N]);
-  const simR = tf.matMul(rowNormalise(flat), s.norm, false, true); // [KN, T]
-  const simP = tf.matMul(rowNormalise(tf.matMul(flat, p.proj as tf.Tensor2D)), s.projT); // [KN, T]
-  const mR = tf.max(simR, 1); // [KN]
-  const mP = tf.div(tf.logSumExp(tf.mul(simP, BETA), 1), BETA);
-  const align = tf.softmax(tf.mul(simP, BETA)); // [KN, T]
-  const aligned = tf.matMul(align, s.values); // [KN, V]
-  // Token importances: softmax over each text's real tokens.
-  const impLogits = tf.reshape(tf.matMul(flat, p.importance as tf.Tensor2D), [K, N]);
-  const masked = tf.add(impLogits, tf.mul(tf.sub(packed.mask, 1), 1e9));
-  const omega = tf.mul(tf.softmax(masked), packed.mask); // [K, N]
-  const count = tf.maximum(tf.sum(packed.mask, 1, true), 1);
-  const uniform = tf.div(packed.mask, count);
-  const mR2 = tf.reshape(tf.mul(mR, maskFlat), [K, N]);
-  const mP2 = tf.reshape(tf.mul(mP, maskFlat), [K, N]);
-  const pooledCos = tf.sum(tf.mul(packed.pooled, tf.reshape(s.pooled, [1, HIDDEN])), 1);
-  const f = tf.stack(
-    [
-      tf.sum(tf.mul(omega, mR2), 1),
-      tf.sum(tf.mul(omega, mP2), 1),
-      tf.sum(tf.mul(uniform, mR2), 1),
-      tf.sum(tf.mul(uniform, mP2), 1),
-      tf.maximum(tf.max(tf.add(mR2, tf.mul(tf.sub(packed.mask, 1), 2)), 1), 0),
-      pooledCos,
-    ],
-    1,
-  ) as tf.Tensor2D;
-  const r = tf.sum(tf.mul(tf.reshape(aligned, [K, N, VAL]), tf.expandDims(omega, 2)), 1) as tf.Tensor2D;
-  return { f, r };
+export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[] {
+  const total = texts.reduce((s, t) => s + t.n, 0);
+  let best: Float32Array = new Float32Array(0);
+  let soft: Float32Array = new Float32Array(0);
+  let aligned: Float32Array = new Float32Array(0);
+  let spanBest: Float32Array = new Float32Array(texts.length);
+  let spanSoft: Float32Array = new Float32Array(texts.length);
+  if (total > 0 && state.n > 0) {
+    // Phrase vectors of the state: means of its normalised token states over sliding spans;
+    // each text is compared with them through the mean of its own normalised token states.
+    const starts: number[] = [];
+    for (let st = 0; st === 0 || st + SPAN - SPAN_STRIDE < state.n; st += SPAN_STRIDE) starts.push(st);
+    const spanMat = new Float32Array(starts.length * state.n);
+    starts.forEach((st, i) => {
+      const end = Math.min(state.n, st + SPAN);
+      for (let t = st; t < end; t++) spanMat[i * state.n + t] = 1 / (end - st);
+    });
+    const textMat = new Float32Array(texts.length * total);
+    let r0 = 0;
+    texts.forEach((t, k) => {
+      for (let i = 0; i < t.n; i++) textMat[k * total + r0 + i] = 1 / t.n;
+      r0 += t.n;
+    });
+    const flat = new Float32Array(total * HIDDEN);
+    let o = 0;
+    for (const t of texts) {
+      flat.set(t.tokens.subarray(0, t.n * HIDDEN), o);
+      o += t.n * HIDDEN;
+    }
+    const out = tf.tidy(() => {
+      const s = rowNormalise(tf.tensor2d(state.tokens.subarray(0, state.n * HIDDEN), [state.n, HIDDEN]));
+      const z = rowNormalise(tf.tensor2d(flat, [total, HIDDEN]));
+      const sim = tf.matMul(z, s, false, true);
+      const a = rowNormalise(tf.matMul(tf.softmax(tf.mul(sim, BETA)), s));
+      const spans = rowNormalise(tf.matMul(tf.tensor2d(spanMat, [starts.length, state.n]), s));
+      const means = rowNormalise(tf.matMul(tf.tensor2d(textMat, [texts.length, total]), z));
+      const spanSim = tf.matMul(means, spans, false, true); // [texts, spans]
+      return [tf.max(sim, 1), tf.div(tf.logSumExp(tf.mul(sim, BETA), 1), BETA), a, tf.max(spanSim, 1), tf.div(tf.logSumExp(tf.mul(spanSim, BETA), 1), BETA)];
+    });
+    best = out[0]!.dataSync() as Float32Array;
+    soft = out[1]!.dataSync() as Float32Array;
+    aligned = out[2]!.dataSync() as Float32Array;
+    spanBest = out[3]!.dataSync() as Float32Array;
+    spanSoft = out[4]!.dataSync() as Float32Array;
+    tf.dispose(out);
+  } else if (total > 0) {
+    best = new Float32Array(total);
+    soft = new Float32Array(total);
+    aligned = new Float32Array(total * HIDDEN);
+  }
+  const stateIds = new Set(state.ids ?? []);
+  let row = 0;
+  return texts.map((t, k) => {
+    const exact = new Float32Array(t.n);
+    if (t.ids) for (let i = 0; i < t.n; i++) exact[i] = stateIds.has(t.ids[i]!) ? 1 : 0;
+    const b = best.slice(row, row + t.n);
+    const sf = soft.slice(row, row + t.n);
+    const a = aligned.slice(row * HIDDEN, (row + t.n) * HIDDEN);
+    row += t.n;
+    let cos = 0;
+    for (let h = 0; h < HIDDEN; h++) cos += (t.pooled[h] ?? 0) * (state.pooled[h] ?? 0);
+    const mean = (v: Float32Array) => (v.length ? v.reduce((x, y) => x + y, 0) / v.length : 0);
+    const fixed = [mean(b), b.length ? Math.max(...b) : 0, mean(sf), cos, t.n === 0 ? 1 : 0, mean(exact), t.n ? spanBest[k]! : 0, t.n ? spanSoft[k]! : 0];
+    return { n: t.n, tokens: t.tokens.subarray(0, t.n * HIDDEN), aligned: a, best: b, soft: sf, exact, fixed, pooled: t.pooled };
+  });
+}
+
+/** One question in a batch: its type, its instructions and outcome lines, aligned to its state. */
+export interface BatchQuestion {
+  type: 'noul' | 'choice' | 'score';
+  instructions: Aligned;
+  /** noul: [true criterion, false criterion] (possibly empty); choice/score: one per outcome. */
+  lines: readonly Aligned[];
+}
+
+/** Dense tensors of a batch (built in JS, no parameters). */
+export interface Batch {
+  tokens: tf.Tensor2D; // [F, H]
+  aligned: tf.Tensor2D; // [F, H]
+  bestSoft: tf.Tensor2D; // [F, PER_TOKEN]
+  assign: tf.Tensor2D; // [M, F] text membership
+  fixed: tf.Tensor2D; // [M, NFIXED]
+  pooled: tf.Tensor2D; // [M, H]
+  noul: { count: number; instr: tf.Tensor2D; critT: tf.Tensor2D; critF: tf.Tensor2D; has: tf.Tensor1D } | null;
+  choice: { count: number; lines: tf.Tensor2D; group: tf.Tensor2D; mean: tf.Tensor2D; sizes: number[] } | null;
+  score: { count: number; lines: tf.Tensor2D; group: tf.Tensor2D; mean: tf.Tensor2D; neighbours: tf.Tensor2D; pos: tf.Tensor2D; sizes: number[] } | null;
+}
+
+/** Builds the batch tensors for a list of questions (call inside tf.tidy or dispose). */
+export function buildBatch(questions: readonly BatchQuestion[]): Batch {
+  const texts: Aligned[] = [];
+  const add = (a: Aligned) => texts.push(a) - 1;
+  const noulRows: [number, number, number, number][] = [];
+  const choiceRows: number[][] = [];
+  const scoreRows: number[][] = [];
+  for (const q of questions) {
+    if (q.type === 'noul') {
+      const has = q.lines.some((l) => l.n > 0) ? 1 : 0;
+      noulRows.push([add(q.instructions), add(q.lines[0]!), add(q.lines[1]!), has]);
+    } else {
+      (q.type === 'choice' ? choiceRows : scoreRows).push(q.lines.map(add));
+    }
+  }
+  const M = texts.length;
+  const F = Math.max(1, texts.reduce((s, t) => s + t.n, 0));
+  const tok = new Float32Array(F * HIDDEN);
+  const al = new Float32Array(F * HIDDEN);
+  const bs = new Float32Array(F * PER_TOKEN);
+  const assign = new Float32Array(M * F);
+  const fixed = new Float32Array(M * NFIXED);
+  const pooled = new Float32Array(M * HIDDEN);
+  let row = 0;
+  texts.forEach((t, m) => {
+    tok.set(t.tokens, row * HIDDEN);
+    al.set(t.aligned, row * HIDDEN);
+    for (let i = 0; i < t.n; i++) {
+      bs[(row + i) * PER_TOKEN] = t.best[i]!;
+      bs[(row + i) * PER_TOKEN + 1] = t.soft[i]!;
+      bs[(row + i) * PER_TOKEN + 2] = t.exact[i]!;
+      assign[m * F + row + i] = 1;
+    }
+    row += t.n;
+    fixed.set(t.fixed, m * NFIXED);
+    pooled.set(t.pooled, m * HIDDEN);
+  });
+  const select = (rows: number[]) => {
+    const s = new Float32Array(rows.length * M);
+    rows.forEach((r, i) => (s[i * M + r] = 1));
+    return tf.tensor2d(s, [rows.length, M]);
+  };
+  const groups = (rowsPerQ: number[][]) => {
+    const flat = rowsPerQ.flat();
+    const L = flat.length;
+    const G = rowsPerQ.length;
+    const group = new Float32Array(G * L);
+    const mean = new Float32Array(L * L);
+    const nb = new Float32Array(L * L);
+    const pos = new Float32Array(L * 2);
+    let start = 0;
+    rowsPerQ.forEach((rows, g) => {
+      const K = rows.length;
+      for (let k = 0; k < K; k++) {
+        group[g * L + start + k] = 1;
+        for (let j = 0; j < K; j++) mean[(start + k) * L + start + j] = 1 / K;
+        const ns = [k - 1, k + 1].filter((j) => j >= 0 && j < K);
+        for (const j of ns) nb[(start + k) * L + start + j] = 1 / ns.length;
+        const x = K > 1 ? (2 * k) / (K - 1) - 1 : 0;
+        pos[(start + k) * 2] = Math.abs(x);
+        pos[(start + k) * 2 + 1] = x * x;
+      }
+      start += K;
+    });
+    return {
+      lines: select(flat),
+      group: tf.tensor2d(group, [G, L]),
+      mean: tf.tensor2d(mean, [L, L]),
+      neighbours: tf.tensor2d(nb, [L, L]),
+      pos: tf.tensor2d(pos, [L, 2]),
+      sizes: rowsPerQ.map((r) => r.length),
+      count: L,
+    };
+  };
+  const c = choiceRows.length ? groups(choiceRows) : null;
+  const s = scoreRows.length ? groups(scoreRows) : null;
+  return {
+    tokens: tf.tensor2d(tok, [F, HIDDEN]),
+    aligned: tf.tensor2d(al, [F, HIDDEN]),
+    bestSoft: tf.tensor2d(bs, [F, PER_TOKEN]),
+    assign: tf.tensor2d(assign, [M, F]),
+    fixed: tf.tensor2d(fixed, [M, NFIXED]),
+    pooled: tf.tensor2d(pooled, [M, HIDDEN]),
+    noul: noulRows.length
+      ? {
+          count: noulRows.length,
+          instr: select(noulRows.map((r) => r[0])),
+          critT: select(noulRows.map((r) => r[1])),
+          critF: select(noulRows.map((r) => r[2])),
+          has: tf.tensor1d(noulRows.map((r) => r[3])),
+        }
+      : null,
+    choice: c ? { count: c.count, lines: c.lines, group: c.group, mean: c.mean, sizes: c.sizes } : null,
+    score: s,
+  };
 }
 
 function mlp(x: tf.Tensor2D, w1: tf.Tensor, b1: tf.Tensor, w2: tf.Tensor, b2?: tf.Tensor): tf.Tensor1D {
@@ -157,66 +296,62 @@ function mlp(x: tf.Tensor2D, w1: tf.Tensor, b1: tf.Tensor, w2: tf.Tensor, b2?: t
   return tf.reshape(b2 ? tf.add(o, b2) : o, [-1]) as tf.Tensor1D;
 }
 
-/**
- * noul logits for Q questions: `instr` packs their instructions, `crit` (optional) packs the
- * [true, false] criteria of each as 2Q texts, `hasCrit` [Q] is 1 where a question has criteria.
- */
-export function noulLogits(
-  p: Params,
-  s: PreparedState,
-  instr: ReturnType<typeof packTexts>,
-  crit: ReturnType<typeof packTexts>,
-  hasCrit: tf.Tensor1D,
-): tf.Tensor1D {
-  const { f, r } = match(p, s, instr);
-  const q = tf.mul(r, tf.matMul(instr.pooled, p.nQuery as tf.Tensor2D));
-  const prior = tf.matMul(instr.pooled, p.nPrior as tf.Tensor2D);
-  const base = mlp(tf.concat([f, q, prior], 1) as tf.Tensor2D, p.n1!, p.n1b!, p.n2!, p.n2b!);
-  const Q = instr.mask.shape[0];
-  const cm = match(p, s, crit).f; // [2Q, NF]
-  const pair = tf.reshape(cm, [Q, 2, NF]);
-  const diff = tf.reshape(tf.sub(tf.slice(pair, [0, 0, 0], [Q, 1, NF]), tf.slice(pair, [0, 1, 0], [Q, 1, NF])), [Q, NF]);
-  const critTerm = tf.reshape(tf.matMul(diff, p.nCrit as tf.Tensor2D), [Q]);
-  // Where criteria define yes and no, the criteria term leads and the plain question is damped.
-  const gate = tf.sub(1, tf.mul(hasCrit, tf.sigmoid(p.nGate!)));
-  return tf.add(tf.mul(base, gate), tf.mul(critTerm, hasCrit)) as tf.Tensor1D;
-}
-
-function centred(f: tf.Tensor2D): tf.Tensor2D {
-  return tf.sub(f, tf.mean(f, 0, true));
-}
-
-/** choice logits for the K options of one question (`lines` packs the option lines). */
-export function choiceLogits(p: Params, s: PreparedState, lines: ReturnType<typeof packTexts>): tf.Tensor1D {
-  const { f, r } = match(p, s, lines);
-  const inter = tf.mul(r, tf.matMul(lines.pooled, p.cLine as tf.Tensor2D));
-  const prior = tf.matMul(lines.pooled, p.cPrior as tf.Tensor2D);
-  return mlp(tf.concat([f, centred(f), inter, prior], 1) as tf.Tensor2D, p.c1!, p.c1b!, p.c2!);
-}
-
-/**
- * score logits for the K levels of one question. Features: each level's match, centred, the
- * mean of its neighbours' centred matches, and |position - middle| features: all unchanged in
- * value when the rubric is reversed, so the distribution reverses with it.
- */
-export function scoreLogits(p: Params, s: PreparedState, lines: ReturnType<typeof packTexts>): tf.Tensor1D {
-  const { f, r } = match(p, s, lines);
-  const K = f.shape[0];
-  const c = centred(f);
-  const nb = new Float32Array(K * K);
-  for (let k = 0; k < K; k++) {
-    const ns = [k - 1, k + 1].filter((j) => j >= 0 && j < K);
-    for (const j of ns) nb[k * K + j] = 1 / ns.length;
+/** Logits of a batch: noul [Qn] (yes logit), choice and score [lines] (to softmax per question). */
+export function forward(p: Params, b: Batch): { noul: tf.Tensor1D | null; choice: tf.Tensor1D | null; score: tf.Tensor1D | null } {
+  // Token importances, bounded so that exp never overflows; normalised within each text.
+  const imp = tf.exp(tf.mul(tf.tanh(tf.div(tf.matMul(b.tokens, p.importance as tf.Tensor2D), 5)), 5)); // [F,1]
+  const norm = tf.maximum(tf.matMul(b.assign, imp), 1e-9); // [M,1]
+  const weighted = tf.matMul(b.assign, tf.concat([tf.mul(b.bestSoft, imp), tf.mul(tf.matMul(b.aligned, p.value as tf.Tensor2D), imp)], 1)); // [M, 2+V]
+  const pooledW = tf.div(weighted, norm);
+  const f = tf.concat([b.fixed, tf.slice(pooledW, [0, 0], [-1, PER_TOKEN])], 1) as tf.Tensor2D; // [M, NF]
+  const r = tf.slice(pooledW, [0, PER_TOKEN], [-1, VAL]) as tf.Tensor2D; // [M, V]
+  const out: ReturnType<typeof forward> = { noul: null, choice: null, score: null };
+  if (b.noul) {
+    const fi = tf.matMul(b.noul.instr, f);
+    const ri = tf.matMul(b.noul.instr, r);
+    const pi = tf.matMul(b.noul.instr, b.pooled);
+    const q = tf.mul(ri, tf.matMul(pi, p.nQuery as tf.Tensor2D));
+    const prior = tf.matMul(pi, p.nPrior as tf.Tensor2D);
+    const base = mlp(tf.concat([fi, q, prior], 1) as tf.Tensor2D, p.n1!, p.n1b!, p.n2!, p.n2b!);
+    const diff = tf.matMul(tf.sub(b.noul.critT, b.noul.critF), f);
+    const crit = tf.reshape(tf.matMul(diff, p.nCrit as tf.Tensor2D), [-1]);
+    const gate = tf.sub(1, tf.mul(b.noul.has, tf.sigmoid(p.nGate!)));
+    out.noul = tf.add(tf.mul(base, gate), tf.mul(crit, b.noul.has)) as tf.Tensor1D;
   }
-  const neighbours = tf.matMul(tf.tensor2d(nb, [K, K]), c);
-  const pos = new Float32Array(K * 2);
-  for (let k = 0; k < K; k++) {
-    const x = K > 1 ? (2 * k) / (K - 1) - 1 : 0;
-    pos[2 * k] = Math.abs(x);
-    pos[2 * k + 1] = x * x;
+  if (b.choice) {
+    const fl = tf.matMul(b.choice.lines, f);
+    const centred = tf.sub(fl, tf.matMul(b.choice.mean, fl));
+    const pl = tf.matMul(b.choice.lines, b.pooled);
+    const inter = tf.mul(tf.matMul(b.choice.lines, r), tf.matMul(pl, p.cLine as tf.Tensor2D));
+    const prior = tf.matMul(pl, p.cPrior as tf.Tensor2D);
+    out.choice = mlp(tf.concat([fl, centred, inter, prior], 1) as tf.Tensor2D, p.c1!, p.c1b!, p.c2!);
   }
-  const inter = tf.mul(r, tf.matMul(lines.pooled, p.sLine as tf.Tensor2D));
-  return mlp(tf.concat([f, c, neighbours, inter, tf.tensor2d(pos, [K, 2])], 1) as tf.Tensor2D, p.s1!, p.s1b!, p.s2!);
+  if (b.score) {
+    const fl = tf.matMul(b.score.lines, f);
+    const centred = tf.sub(fl, tf.matMul(b.score.mean, fl));
+    const nb = tf.matMul(b.score.neighbours, centred);
+    const pl = tf.matMul(b.score.lines, b.pooled);
+    const inter = tf.mul(tf.matMul(b.score.lines, r), tf.matMul(pl, p.sLine as tf.Tensor2D));
+    out.score = mlp(tf.concat([fl, centred, nb, inter, b.score.pos], 1) as tf.Tensor2D, p.s1!, p.s1b!, p.s2!);
+  }
+  return out;
+}
+
+/**
+ * Per-question log-softmax of grouped logits: logits are bounded (15 tanh(x/15)) so that the
+ * group sums never overflow, then normalised within each question by the group matrix.
+ */
+export function groupLogSoftmax(logits: tf.Tensor1D, group: tf.Tensor2D): tf.Tensor1D {
+  const z = tf.mul(tf.tanh(tf.div(logits, 15)), 15);
+  const e = tf.reshape(tf.exp(z), [-1, 1]);
+  const sums = tf.matMul(group, e); // [G,1]
+  const back = tf.matMul(group, sums, true, false); // [L,1]
+  return tf.sub(z, tf.reshape(tf.log(back), [-1])) as tf.Tensor1D;
+}
+
+/** Bounded logits as used in training (so that serving matches the trained scale). */
+export function boundLogits(logits: readonly number[]): number[] {
+  return logits.map((x) => 15 * Math.tanh(x / 15));
 }
 
 /** Option-count buckets of the temperatures. */

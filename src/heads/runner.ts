@@ -8,26 +8,27 @@
  * @module
  */
 import path from 'node:path';
-import * as tf from '@tensorflow/tfjs-core';
 import { LRUCache } from 'lru-cache';
 import type { RenderedQuestion } from '../canonical/index.js';
 import type { StateEncoding } from '../encoder/index.js';
 import type { Answer, Question } from '../types.js';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
-import { prepareState, type TextRep } from './late.js';
+import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
 import { calibrated, loadHeads, questionLogits, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
 
 /** Bytes of question-text encodings kept across requests. */
 export const TEXT_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** Encodes one text into per-token states and a pooled vector. */
-export type EncodeText = (text: string) => Promise<StateEncoding>;
+/** Token ids of a text, as the engine tokenizes it. */
+export type Tokenize = (text: string) => number[];
+/** Encodes token ids into per-token states and a pooled vector. */
+export type EncodeIds = (ids: readonly number[]) => Promise<StateEncoding>;
 
 const EMPTY: TextRep = { tokens: new Float32Array(0), n: 0, pooled: new Float32Array(512) };
 
-function toRep(e: StateEncoding): TextRep {
-  return { tokens: e.tokenStates, n: e.tokenCount, pooled: e.pooled };
+function toRep(e: StateEncoding, ids: readonly number[]): TextRep {
+  return { tokens: e.tokenStates, n: e.tokenCount, pooled: e.pooled, ids };
 }
 
 /** Answers one question from its probabilities over outcomes. */
@@ -43,7 +44,7 @@ export function answerFromProbabilities(question: Question, rendered: RenderedQu
 }
 
 export class TrainedHeadsRunner {
-  private readonly texts = new LRUCache<string, Promise<StateEncoding>>({
+  private readonly texts = new LRUCache<string, Promise<TextRep>>({
     maxSize: TEXT_CACHE_BYTES,
     sizeCalculation: (_v, key) => key.length * 2 + 4096,
   });
@@ -51,7 +52,8 @@ export class TrainedHeadsRunner {
   passes = 0;
 
   constructor(
-    private readonly encodeText: EncodeText,
+    private readonly tokenize: Tokenize,
+    private readonly encodeIds: EncodeIds,
     private readonly weightsDir: string,
   ) {}
 
@@ -60,12 +62,13 @@ export class TrainedHeadsRunner {
     let hit = this.texts.get(text);
     if (!hit) {
       this.passes++;
-      hit = this.encodeText(text);
+      const ids = this.tokenize(text);
+      hit = this.encodeIds(ids).then((e) => toRep(e, ids));
       hit.catch(() => this.texts.delete(text));
       // Long texts (structured instructions with documents) are encoded but not kept.
       if (text.length <= 4096) this.texts.set(text, hit);
     }
-    return toRep(await hit);
+    return hit;
   }
 
   heads(spec: TrainedHeadsSpec): TrainedHeads {
@@ -78,6 +81,7 @@ export class TrainedHeadsRunner {
     questions: Readonly<Record<string, Question>>,
     rendered: readonly (readonly [string, RenderedQuestion])[],
     state: StateEncoding,
+    stateIds: readonly number[],
   ): Promise<Map<string, Answer>> {
     const heads = this.heads(spec);
     const inputs = await Promise.all(
@@ -87,17 +91,13 @@ export class TrainedHeadsRunner {
         return { instr: instr!, lines };
       }),
     );
-    const prepared = prepareState(heads.params, toRep(state));
-    try {
-      const out = new Map<string, Answer>();
-      rendered.forEach(([id, r], i) => {
-        const logits = questionLogits(heads.params, prepared, r, inputs[i]!.instr, inputs[i]!.lines);
-        out.set(id, answerFromProbabilities(questions[id]!, r, calibrated(heads, r.type, logits)));
-      });
-      return out;
-    } finally {
-      tf.dispose([prepared.norm, prepared.projT, prepared.values, prepared.pooled]);
-    }
+    const stateRep = toRep(state, stateIds);
+    const out = new Map<string, Answer>();
+    rendered.forEach(([id, r], i) => {
+      const logits = questionLogits(heads.params, stateRep, r.type, inputs[i]!.instr, inputs[i]!.lines);
+      out.set(id, answerFromProbabilities(questions[id]!, r, calibrated(heads, r.type, logits)));
+    });
+    return out;
   }
 }
 

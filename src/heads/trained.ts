@@ -10,7 +10,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { RenderedQuestion } from '../canonical/index.js';
 import { softmax } from './answers.js';
-import { BUCKETS, bucketOf, choiceLogits, noulLogits, packTexts, PARAM_SHAPES, prepareState, scoreLogits, type Params, type PreparedState, type TextRep } from './late.js';
+import { alignTexts, boundLogits, BUCKETS, bucketOf, buildBatch, forward, PARAM_SHAPES, type BatchQuestion, type Params, type TextRep } from './late.js';
 
 /** The `heads` entry of a trained model in weights/manifest.json. */
 export interface TrainedHeadsSpec {
@@ -71,9 +71,20 @@ export function headsFromBytes(manifest: HeadsManifest, bytes: Uint8Array): Trai
 }
 
 const loaded = new Map<string, TrainedHeads>();
+const provided = new Map<string, TrainedHeads>();
+
+/**
+ * Browser seam: a page without a file system fetches the heads' manifest and weight file
+ * itself and hands them over under the name the registry uses (`heads.manifest`), checked here.
+ */
+export function provideHeads(manifestName: string, manifest: HeadsManifest, bytes: Uint8Array): void {
+  provided.set(manifestName, headsFromBytes(manifest, bytes));
+}
 
 /** Loads (once per process) the heads a model's manifest entry names, from `weightsDir`. */
 export function loadHeads(spec: TrainedHeadsSpec, weightsDir: string): TrainedHeads {
+  const given = provided.get(spec.manifest);
+  if (given) return given;
   const file = path.resolve(weightsDir, spec.manifest);
   let heads = loaded.get(file);
   if (!heads) {
@@ -85,26 +96,21 @@ export function loadHeads(spec: TrainedHeadsSpec, weightsDir: string): TrainedHe
   return heads;
 }
 
-/** Raw (uncalibrated) logits of one question's outcomes, in `rendered.keys` order. noul: [yes logit, 0]. */
-export function questionLogits(
-  params: Params,
-  state: PreparedState,
-  rendered: RenderedQuestion,
-  instructions: TextRep,
-  lines: readonly TextRep[],
-): number[] {
+/**
+ * Raw logits of one question's outcomes, in `rendered.keys` order, on the scale training used
+ * (choice and score bounded). noul: [yes logit, 0], so that a softmax gives the sigmoid.
+ */
+export function questionLogits(params: Params, state: TextRep, type: RenderedQuestion['type'], instructions: TextRep, lines: readonly TextRep[]): number[] {
+  const [instr, ...aligned] = alignTexts(state, [instructions, ...lines]);
+  return logitsOfAligned(params, { type, instructions: instr!, lines: aligned });
+}
+
+/** Raw logits of one already aligned question (see {@link questionLogits}). */
+export function logitsOfAligned(params: Params, question: BatchQuestion): number[] {
   return tf.tidy(() => {
-    switch (rendered.type) {
-      case 'noul': {
-        const has = lines.some((l) => l.n > 0) ? 1 : 0;
-        const logit = noulLogits(params, state, packTexts([instructions]), packTexts(lines), tf.tensor1d([has]));
-        return [logit.dataSync()[0]!, 0];
-      }
-      case 'choice':
-        return Array.from(choiceLogits(params, state, packTexts(lines)).dataSync());
-      case 'score':
-        return Array.from(scoreLogits(params, state, packTexts(lines)).dataSync());
-    }
+    const out = forward(params, buildBatch([question]));
+    if (question.type === 'noul') return [out.noul!.dataSync()[0]!, 0];
+    return boundLogits(Array.from((question.type === 'choice' ? out.choice! : out.score!).dataSync()));
   });
 }
 

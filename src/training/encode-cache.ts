@@ -6,7 +6,7 @@
  */
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flattenWhitespace } from '../canonical/index.js';
@@ -91,7 +91,12 @@ export class EncodingStore {
         writeFileSync(jobsFile, JSON.stringify(shard));
         return new Promise<void>((resolve, reject) => {
           const child = fork(worker, [jobsFile, path.join(this.dir, `shard-${stamp}-${i}`)], { stdio: 'inherit' });
-          child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`encode worker ${i} exited with ${code}`))));
+          child.on('exit', (code) => {
+            if (code === 0) {
+              rmSync(jobsFile, { force: true });
+              resolve();
+            } else reject(new Error(`encode worker ${i} exited with ${code}`));
+          });
         });
       }),
     );

@@ -79,7 +79,7 @@ for (let j = 0; j < jobs.length; j++) {
   }
   group.push({ job: j, windows });
   groupLen = Math.max(groupLen, len);
-  if (done > 0 && j % 500 === 0) {
+  if (j > 0 && j % 2000 === 0) {
     process.stderr.write(`[encode ${outPrefix}] ${done}/${jobs.length} texts, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   }
 }

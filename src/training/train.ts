@@ -9,7 +9,7 @@
  * criteria (choice is permutation invariant and score reversal-equivariant by construction);
  * (3) temperatures; (4) write.
  *
- * Environment: TRAIN_EPOCHS (default 6), TRAIN_SEED (default 7), TRAIN_WORKERS (2),
+ * Environment: TRAIN_EPOCHS (default 8), TRAIN_SEED (default 7), TRAIN_WORKERS (2),
  * EVALMODEL_DATA, EVALMODEL_CACHE, TRAIN_OUT (weights folder).
  * @module
  */
@@ -17,43 +17,52 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { renderQuestion, renderState, type RenderedQuestion } from '../canonical/index.js';
+import { flattenWhitespace, renderQuestion, renderState } from '../canonical/index.js';
+import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
 import { initBackend } from '../encoder/backend.js';
 import { itemScoreOf } from './score.js';
-import { BUCKETS, bucketOf, choiceLogits, noulLogits, packTexts, PARAM_SHAPES, prepareState, scoreLogits, type Params, type TextRep } from '../heads/late.js';
-import { calibrated, questionLogits, type HeadsManifest } from '../heads/trained.js';
+import { alignTexts, boundLogits, BUCKETS, bucketOf, buildBatch, forward, groupLogSoftmax, PARAM_SHAPES, type Aligned, type BatchQuestion, type Params, type TextRep } from '../heads/late.js';
+import { calibrated, type HeadsManifest } from '../heads/trained.js';
 import { questionTexts } from '../heads/texts.js';
 import { dataDir, fileHash, goldIndex, loadCases, repoRoot, rng, shuffled, splitOf, SPLIT, type Case } from './data.js';
 import type { EncodingStore } from './encode-cache.js';
 import { prepare } from './prepare.js';
+import { registerGradients } from './gradients.js';
 
 interface Item {
-  rendered: RenderedQuestion;
-  instr: TextRep;
-  lines: TextRep[];
+  type: 'noul' | 'choice' | 'score';
+  instr: Aligned;
+  lines: Aligned[];
   gold: number;
   hasCrit: boolean;
 }
 
 interface Example {
   id: string;
-  state: TextRep;
   items: Item[];
 }
 
-export function buildExamples(cases: readonly Case[], store: EncodingStore): Example[] {
+/** Renders, looks up the cached encodings and aligns every question of every case to its state. */
+export function buildExamples(cases: readonly Case[], store: EncodingStore, tokenizer: Tokenizer): Example[] {
+  const rep = (text: string): TextRep => {
+    const e = store.get(text);
+    const ids = text === '' ? [] : tokenizer.encode(flattenWhitespace(text));
+    if (ids.length !== e.n) throw new Error(`token count mismatch for ${JSON.stringify(text.slice(0, 60))}`);
+    return { ...e, ids };
+  };
   return cases.map((c) => {
     const items: Item[] = [];
+    const state = rep(renderState(c.state));
     for (const [qid, g] of Object.entries(c.gold)) {
       const q = c.questions[qid]!;
       const gold = goldIndex(q, g);
       const rendered = renderQuestion(q);
       if (gold < 0 || gold >= rendered.keys.length) continue;
       const t = questionTexts(rendered);
-      const lines = t.lines.map((l) => store.get(l));
-      items.push({ rendered, instr: store.get(t.instructions), lines, gold, hasCrit: rendered.type === 'noul' && lines.some((l) => l.n > 0) });
+      const [instr, ...lines] = alignTexts(state, [rep(t.instructions), ...t.lines.map((l) => rep(l))]);
+      items.push({ type: rendered.type, instr: instr!, lines, gold, hasCrit: rendered.type === 'noul' && lines.some((l) => l.n > 0) });
     }
-    return { id: c.id, state: store.get(renderState(c.state)), items };
+    return { id: c.id, items };
   });
 }
 
@@ -73,40 +82,67 @@ export function initParams(seed: number): Record<string, tf.Variable> {
   return out;
 }
 
-/** Loss of one case (sum over its questions), with augmentation when `random` is given. */
-function caseLoss(p: Params, ex: Example, random: (() => number) | null, smoothing: number): { loss: tf.Scalar; count: number } {
-  const s = prepareState(p, ex.state);
-  const losses: tf.Scalar[] = [];
-  const noul = ex.items.filter((it) => it.rendered.type === 'noul');
-  if (noul.length > 0) {
-    const swaps = noul.map((it) => (random && it.hasCrit && random() < 0.5 ? 1 : 0));
-    const crit = noul.flatMap((it, i) => (swaps[i] ? [it.lines[1]!, it.lines[0]!] : [it.lines[0]!, it.lines[1]!]));
-    const logits = noulLogits(p, s, packTexts(noul.map((it) => it.instr)), packTexts(crit), tf.tensor1d(noul.map((it) => (it.hasCrit ? 1 : 0))));
-    const y = noul.map((it, i) => {
-      const yes = it.gold === 0 ? 1 : 0;
-      const label = swaps[i] ? 1 - yes : yes;
-      return label * (1 - smoothing) + smoothing / 2;
-    });
-    losses.push(tf.sum(tf.losses.sigmoidCrossEntropy(tf.tensor1d(y), logits, undefined, 0, tf.Reduction.NONE)) as tf.Scalar);
-  }
-  for (const it of ex.items) {
-    if (it.rendered.type === 'noul') continue;
-    const logits = it.rendered.type === 'choice' ? choiceLogits(p, s, packTexts(it.lines)) : scoreLogits(p, s, packTexts(it.lines));
+/** Mean loss over the questions of a batch of cases, with augmentation when `random` is given. */
+function batchLoss(p: Params, examples: readonly Example[], random: (() => number) | null, smoothing: number): tf.Scalar {
+  const items = examples.flatMap((ex) => ex.items);
+  const questions: BatchQuestion[] = [];
+  const noulY: number[] = [];
+  const choiceT: number[] = [];
+  const scoreT: number[] = [];
+  const target = (it: Item) => {
     const K = it.lines.length;
-    const target = new Float32Array(K).fill(smoothing / K);
-    target[it.gold]! += 1 - smoothing;
-    losses.push(tf.neg(tf.sum(tf.mul(tf.tensor1d(target), tf.logSoftmax(logits)))) as tf.Scalar);
+    return Array.from({ length: K }, (_, k) => (k === it.gold ? 1 - smoothing : 0) + smoothing / K);
+  };
+  for (const it of items) {
+    if (it.type === 'noul') {
+      const swap = random !== null && it.hasCrit && random() < 0.5;
+      questions.push({ type: 'noul', instructions: it.instr, lines: swap ? [it.lines[1]!, it.lines[0]!] : it.lines });
+      const yes = (it.gold === 0) !== swap ? 1 : 0;
+      noulY.push(yes * (1 - smoothing) + smoothing / 2);
+    } else {
+      questions.push({ type: it.type, instructions: it.instr, lines: it.lines });
+      (it.type === 'choice' ? choiceT : scoreT).push(...target(it));
+    }
   }
-  return { loss: losses.length ? (tf.addN(losses) as tf.Scalar) : tf.scalar(0), count: ex.items.length };
+  const b = buildBatch(questions);
+  const out = forward(p, b);
+  const parts: tf.Scalar[] = [];
+  // Weight decay on the 512-wide projections, scaled to the batch (they see every token).
+  const decay = Number(process.env.TRAIN_DECAY ?? 3e-4);
+  if (decay > 0) {
+    const big = Object.entries(PARAM_SHAPES).filter(([, shape]) => shape[0] === 512).map(([name]) => tf.sum(tf.square(p[name]!)));
+    parts.push(tf.mul(tf.addN(big), decay * items.length) as tf.Scalar);
+  }
+  if (out.noul) parts.push(tf.sum(tf.losses.sigmoidCrossEntropy(tf.tensor1d(noulY), out.noul, undefined, 0, tf.Reduction.NONE)) as tf.Scalar);
+  if (out.choice) parts.push(tf.neg(tf.sum(tf.mul(tf.tensor1d(choiceT), groupLogSoftmax(out.choice, b.choice!.group)))) as tf.Scalar);
+  if (out.score) parts.push(tf.neg(tf.sum(tf.mul(tf.tensor1d(scoreT), groupLogSoftmax(out.score, b.score!.group)))) as tf.Scalar);
+  return tf.div(tf.addN(parts), Math.max(1, items.length)) as tf.Scalar;
 }
 
-/** Raw logits of every item of every example (for evaluation and temperature fitting). */
+/** Raw logits of every item (for evaluation and temperature fitting), batched. */
 export function predictAll(p: Params, examples: readonly Example[]): { item: Item; logits: number[] }[] {
   const out: { item: Item; logits: number[] }[] = [];
-  for (const ex of examples) {
+  for (let i = 0; i < examples.length; i += 16) {
+    const items = examples.slice(i, i + 16).flatMap((ex) => ex.items);
     tf.tidy(() => {
-      const s = prepareState(p, ex.state);
-      for (const it of ex.items) out.push({ item: it, logits: questionLogits(p, s, it.rendered, it.instr, it.lines) });
+      const b = buildBatch(items.map((it) => ({ type: it.type, instructions: it.instr, lines: it.lines })));
+      const res = forward(p, b);
+      const nv = res.noul ? Array.from(res.noul.dataSync()) : [];
+      const cv = res.choice ? Array.from(res.choice.dataSync()) : [];
+      const sv = res.score ? Array.from(res.score.dataSync()) : [];
+      let n = 0;
+      let c = 0;
+      let s = 0;
+      for (const it of items) {
+        if (it.type === 'noul') out.push({ item: it, logits: [nv[n++]!, 0] });
+        else if (it.type === 'choice') {
+          out.push({ item: it, logits: boundLogits(cv.slice(c, c + it.lines.length)) });
+          c += it.lines.length;
+        } else {
+          out.push({ item: it, logits: boundLogits(sv.slice(s, s + it.lines.length)) });
+          s += it.lines.length;
+        }
+      }
     });
   }
   return out;
@@ -124,9 +160,9 @@ export function fitTemperatures(preds: readonly { item: Item; logits: number[] }
   const temps: Record<string, number> = {};
   const grid = Array.from({ length: 61 }, (_, i) => Math.exp(Math.log(0.1) + (i / 60) * (Math.log(10) - Math.log(0.1))));
   for (const b of BUCKETS) {
-    let group = preds.filter((x) => bucketOf(x.item.rendered.type, x.logits.length) === b);
+    let group = preds.filter((x) => bucketOf(x.item.type, x.logits.length) === b);
     // Too few to fit: pool with the question type.
-    if (group.length < 30) group = preds.filter((x) => x.item.rendered.type === b.split(':')[0]);
+    if (group.length < 30) group = preds.filter((x) => x.item.type === b.split(':')[0]);
     let best = 1;
     let bestLoss = Infinity;
     for (const t of grid) {
@@ -145,11 +181,11 @@ export function fitTemperatures(preds: readonly { item: Item; logits: number[] }
 export function metrics(preds: readonly { item: Item; logits: number[] }[], temps: Record<string, number>): Record<string, { n: number; accuracy: number; nll: number }> {
   const out: Record<string, { n: number; accuracy: number; nll: number }> = {};
   for (const type of ['noul', 'choice', 'score', 'pooled']) {
-    const group = preds.filter((x) => type === 'pooled' || x.item.rendered.type === type);
+    const group = preds.filter((x) => type === 'pooled' || x.item.type === type);
     let acc = 0;
     let loss = 0;
     for (const x of group) {
-      const p = calibrated({ temperatures: temps }, x.item.rendered.type, x.logits);
+      const p = calibrated({ temperatures: temps }, x.item.type, x.logits);
       acc += itemScoreOf(p, x.item.gold);
       loss += -Math.log(Math.max(1e-12, p[x.item.gold]!));
     }
@@ -167,8 +203,8 @@ function fmt(m: Record<string, { n: number; accuracy: number; nll: number }>): s
 async function main(): Promise<void> {
   const started = Date.now();
   const seed = Number(process.env.TRAIN_SEED ?? 7);
-  const epochs = Number(process.env.TRAIN_EPOCHS ?? 6);
-  const batchCases = 8;
+  const epochs = Number(process.env.TRAIN_EPOCHS ?? 8);
+  const batchCases = 16;
   const lr = Number(process.env.TRAIN_LR ?? 2e-3);
   const smoothing = 0.03;
   const trainDir = path.join(dataDir(), 'train');
@@ -177,13 +213,14 @@ async function main(): Promise<void> {
   const log = (msg: string) => process.stderr.write(`[train ${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}\n`);
   log(`encodings ready; ${cases.length} cases`);
   await initBackend(process.env.EVALMODEL_TRAIN_BACKEND === 'cpu' ? 'cpu' : 'wasm');
-  tf.setBackend(tf.getBackend());
+  await registerGradients();
 
   const bySplit = { train: [] as Case[], calib: [] as Case[], test: [] as Case[] };
   for (const c of cases) bySplit[splitOf(c)].push(c);
-  const train = buildExamples(bySplit.train, store);
-  const calib = buildExamples(bySplit.calib, store);
-  const test = buildExamples(bySplit.test, store);
+  const tokenizer = createTokenizer(await loadVocabulary());
+  const train = buildExamples(bySplit.train, store, tokenizer);
+  const calib = buildExamples(bySplit.calib, store, tokenizer);
+  const test = buildExamples(bySplit.test, store, tokenizer);
   log(`split: train ${train.length}, calib ${calib.length}, test ${test.length} cases`);
 
   const params = initParams(seed);
@@ -198,10 +235,7 @@ async function main(): Promise<void> {
       const batch = order.slice(b, b + batchCases);
       const n = batch.reduce((s, ex) => s + ex.items.length, 0);
       if (n === 0) continue;
-      const cost = optimizer.minimize(() => {
-        const parts = batch.map((ex) => caseLoss(params, ex, random, smoothing).loss);
-        return tf.div(tf.addN(parts), n) as tf.Scalar;
-      }, true);
+      const cost = optimizer.minimize(() => batchLoss(params, batch, random, smoothing), true);
       total += cost!.dataSync()[0]! * n;
       count += n;
       cost!.dispose();
@@ -253,7 +287,7 @@ async function main(): Promise<void> {
     model: `evalmodel-${version}`,
     method: 'late interaction over frozen USE-lite token states (src/heads/late.ts)',
     seed,
-    settings: { epochs, bestEpoch: best.epoch + 1, batchCases, lr, smoothing, optimizer: 'adam', backend: tf.getBackend(), split: SPLIT },
+    settings: { epochs, bestEpoch: best.epoch + 1, batchCases, lr, smoothing, weightDecay: Number(process.env.TRAIN_DECAY ?? 3e-4), optimizer: 'adam', backend: tf.getBackend(), split: SPLIT },
     data: files.map((f) => ({ file: `train/${f}`, sha256: fileHash(path.join(trainDir, f)) })),
     counts: { train: train.length, calib: calib.length, test: test.length },
     heldOut: { test: testMetrics, calib: calibMetrics },
