@@ -54,18 +54,20 @@ export function prose(words: number, seed: number): string {
 }
 
 /**
- * A state text of about `tokens` tokens (within a few percent) as `count` measures them.
- * Words are scaled by the measured tokens-per-word ratio, then refined twice.
+ * A state text of at most `tokens` tokens as `count` measures them (within about 1% below),
+ * so that a state of 256 tokens is exactly two 128-token windows, not two and a bit. Words
+ * are scaled by the measured tokens-per-word ratio, then trimmed.
  */
 export function stateOfTokens(tokens: number, seed: number, count: (text: string) => number): string {
   let words = Math.max(1, Math.round(tokens * 0.75));
   let text = prose(words, seed);
   for (let i = 0; i < 3; i++) {
     const got = count(text);
-    if (Math.abs(got - tokens) <= Math.max(1, tokens * 0.01)) break;
+    if (got <= tokens && got >= tokens - Math.max(1, tokens * 0.01)) return text;
     words = Math.max(1, Math.round((words * tokens) / got));
     text = prose(words, seed);
   }
+  while (words > 1 && count(text) > tokens) text = prose(--words, seed);
   return text;
 }
 

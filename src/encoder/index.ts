@@ -9,23 +9,24 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, type BackendReport } from './backend.js';
 import { TransformerEncoder } from './transformer.js';
 import { collectTensors, ENCODER_SHAPE, loadEncoderWeights, type EncoderWeights } from './weights.js';
-import { denseMacsPerToken, passFlops, recordEncoderWork } from './work.js';
+import { passFlops, recordEncoderWork, recordFlops } from './work.js';
 import type { BackendName } from '../engine/contract.js';
 
 export { ENCODER_SHAPE } from './weights.js';
 export { readEncoderWork, type EncoderWork } from './work.js';
 
-/** Counts one pass: ragged rows (no padding), per-sequence attention, `pooled` projections. */
-function record(weights: EncoderWeights, windows: readonly (readonly number[])[], pooled: number, keepStates: boolean): void {
-  const tokens = windows.reduce((n, w) => n + w.length, 0);
-  const last = weights.layers[weights.layers.length - 1]!.ffnOut.kernel.shape;
-  // Without token states the last projection runs once per window, not once per token.
-  const skipped = keepStates ? 0 : last[0] * last[1];
-  let flops = passFlops(weights, 0, 0, pooled) + 2 * tokens * (denseMacsPerToken(weights) - skipped);
+/** Counts one pass over `windows`, each encoded on its own (no padding). */
+function record(weights: EncoderWeights, windows: readonly (readonly number[])[], keepStates: boolean): void {
+  const [rows, cols] = weights.layers[weights.layers.length - 1]!.ffnOut.kernel.shape;
+  const lastMacs = rows * cols;
+  let flops = 0;
   for (const w of windows) {
-    flops += passFlops(weights, 1, w.length, 0) - 2 * w.length * denseMacsPerToken(weights);
-    if (!keepStates) flops += 2 * last[0] * last[1];
+    if (w.length === 0) continue;
+    flops += passFlops(weights, 1, w.length, 0);
+    // Without token states the last projection runs once per window, not once per token.
+    if (!keepStates) flops -= 2 * (w.length - 1) * lastMacs;
   }
+  const tokens = windows.reduce((n, w) => n + w.length, 0);
   recordEncoderWork({ sequences: windows.length, tokens, paddedTokens: tokens, flops });
 }
 
@@ -38,6 +39,29 @@ function concatFloat32(parts: readonly Float32Array[]): Float32Array {
     offset += p.length;
   }
   return out;
+}
+
+/**
+ * Feeds windows to `encode` in runs of about TOKENS_PER_SLICE tokens and yields to the event
+ * loop between runs. One Slicer spans a whole call, so its budget carries across texts.
+ */
+class Slicer {
+  private budget = TOKENS_PER_SLICE;
+
+  async each(windows: readonly number[][], encode: (run: number[][]) => void): Promise<void> {
+    let run: number[][] = [];
+    for (const w of windows) {
+      if (this.budget <= 0) {
+        if (run.length > 0) encode(run);
+        run = [];
+        await yieldToEventLoop();
+        this.budget = TOKENS_PER_SLICE;
+      }
+      run.push(w);
+      this.budget -= Math.max(1, w.length);
+    }
+    if (run.length > 0) encode(run);
+  }
 }
 
 /** Reads a tensor's values and frees it. */
@@ -55,16 +79,38 @@ export interface StateEncoding {
   windows: number;
   /** Sentence embedding of the whole state, unit length, 512-d. */
   pooled: Float32Array;
-  /** Final per-token hidden states, [tokenCount, 512] row-major. */
+  /**
+   * Final per-token hidden states, [tokenCount, 512] row-major; empty when `encodeState` was
+   * called with `tokenStates: false`.
+   */
   tokenStates: Float32Array;
 }
 
-/** Windows per transformer pass of `encodeState`; longer states yield to the event loop between passes. */
-export const WINDOWS_PER_PASS = 8;
+/**
+ * Tokens encoded between two yields to the event loop (about 2.5 GFLOP, 70 ms at 35 GFLOP/s):
+ * a long state or a 255-option question never blocks the thread for longer than that. Each
+ * sequence is encoded on its own, so where the passes are cut changes no result.
+ */
+export const TOKENS_PER_SLICE = 256;
+
+/** Lets queued tasks run: setImmediate in Node, a zero timeout in a browser page. */
+const yieldToEventLoop = () =>
+  new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
+/** Options of `encodeState`. */
+export interface EncodeStateOptions {
+  /**
+   * Compute the final per-token states (default true). Heads that read the pooled embedding
+   * only may pass false: `tokenStates` is then empty, and the pass skips the last projection
+   * per token (about a sixth of the work).
+   */
+  tokenStates?: boolean;
+}
 
 interface PendingState {
   ids: readonly number[];
   windows: number[][];
+  keepStates: boolean;
   resolve(e: StateEncoding): void;
   reject(e: unknown): void;
 }
@@ -103,38 +149,37 @@ export class Encoder {
    * Calls made in the same tick share one transformer pass (the late-interaction heads encode
    * each question text this way); results are bit-for-bit the same as alone.
    */
-  encodeState(ids: readonly number[]): Promise<StateEncoding> {
+  encodeState(ids: readonly number[], options: EncodeStateOptions = {}): Promise<StateEncoding> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ ids, windows: toWindows(ids), resolve, reject });
+      this.pending.push({ ids, windows: toWindows(ids), keepStates: options.tokenStates ?? true, resolve, reject });
       if (this.pending.length === 1) queueMicrotask(() => void this.flush());
     });
   }
 
   private readonly pending: PendingState[] = [];
 
-  /** Encodes every queued state: in passes of at most WINDOWS_PER_PASS windows. */
+  /** Encodes every queued state, yielding to the event loop every TOKENS_PER_SLICE tokens. */
   private async flush(): Promise<void> {
     const batch = this.pending.splice(0);
     try {
-      const windows = batch.flatMap((p) => p.windows);
+      const hidden = ENCODER_SHAPE.hiddenDim;
       const sums: Float32Array[] = [];
       const states: Float32Array[] = [];
-      for (let start = 0; start < windows.length; start += WINDOWS_PER_PASS) {
-        if (start > 0) await new Promise((r) => setImmediate(r));
-        const chunk = windows.slice(start, start + WINDOWS_PER_PASS);
-        record(this.weights, chunk, start === 0 ? batch.length : 0, true);
-        const pass = this.transformer.sequenceSums(chunk, { keepStates: true });
-        sums.push(readAndDispose(pass.sums));
-        states.push(readAndDispose(pass.states!));
+      const slicer = new Slicer();
+      for (const p of batch) {
+        const rows: Float32Array[] = [];
+        await slicer.each(p.windows, (run) => {
+          record(this.weights, run, p.keepStates);
+          const pass = this.transformer.sequenceSums(run, { keepStates: p.keepStates });
+          sums.push(readAndDispose(pass.sums));
+          if (pass.states) rows.push(readAndDispose(pass.states));
+        });
+        states.push(p.keepStates ? concatFloat32(rows) : new Float32Array(0));
       }
-      const hidden = ENCODER_SHAPE.hiddenDim;
-      const allSums = concatFloat32(sums);
-      const allStates = concatFloat32(states);
-      const pooled = this.poolTexts(allSums, batch.map((p) => p.windows.map((w) => w.length)));
-      let row = 0;
+      const pooled = this.poolTexts(concatFloat32(sums), batch.map((p) => p.windows.map((w) => w.length)));
       batch.forEach((p, i) => {
-        const tokenStates = allStates.slice(row * hidden, (row + p.ids.length) * hidden);
-        row += p.ids.length;
+        const tokenStates = states[i]!;
+        if (p.keepStates && tokenStates.length !== p.ids.length * hidden) throw new Error('encoder: token states out of step');
         p.resolve({ tokenCount: p.ids.length, windows: p.windows.length, pooled: pooled[i]!, tokenStates });
       });
     } catch (error) {
@@ -143,9 +188,9 @@ export class Encoder {
   }
 
   /**
-   * Sentence embeddings of several texts, one pass. A text longer than the window is pooled
-   * over all its windows. Each text's embedding is bit-for-bit the same whatever other texts
-   * share the pass (rows never mix across sequences, sums are taken per sequence).
+   * Sentence embeddings of several texts. A text longer than the window is pooled over all
+   * its windows. Each text's embedding is bit-for-bit the same whatever other texts share the
+   * call: every sequence is encoded on its own, and sums are taken per sequence.
    */
   async embedTexts(texts: readonly (readonly number[])[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
@@ -157,9 +202,12 @@ export class Encoder {
         lengths[i]!.push(w.length);
       }
     });
-    record(this.weights, windows, texts.length, false);
-    const { sums } = this.transformer.sequenceSums(windows);
-    return this.poolTexts(readAndDispose(sums), lengths);
+    const sums: Float32Array[] = [];
+    await new Slicer().each(windows, (run) => {
+      record(this.weights, run, false);
+      sums.push(readAndDispose(this.transformer.sequenceSums(run).sums));
+    });
+    return this.poolTexts(concatFloat32(sums), lengths);
   }
 
   /**
@@ -184,6 +232,7 @@ export class Encoder {
       const scale = 1 / Math.max(1, count);
       for (let j = 0; j < hidden; j++) means[t * hidden + j] = acc[j]! * scale;
     });
+    recordFlops(passFlops(this.weights, 0, 0, windowLengths.length));
     const pooled = tf.tidy(() => this.transformer.pool(tf.tensor2d(means, [windowLengths.length, hidden])));
     const flat = readAndDispose(pooled);
     return windowLengths.map((_, i) => flat.slice(i * hidden, (i + 1) * hidden));

@@ -79,6 +79,12 @@ function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2D {
   return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' }) as tf.Tensor2D;
 }
 
+function readAndDispose(t: tf.Tensor): Float32Array {
+  const values = t.dataSync() as Float32Array;
+  t.dispose();
+  return values;
+}
+
 /** What one sequence's pass leaves for its caller. */
 interface SequenceOutput {
   /** Sum of the final token states, [1, hidden]; or, pooled-only, of the last layer's input. */
@@ -105,13 +111,16 @@ export class TransformerEncoder {
 
   constructor(weights: EncoderWeights) {
     this.embeddingDim = weights.embeddings.shape[1];
-    this.embeddings = tf.tidy(() => tf.mul(weights.embeddings, 2).dataSync() as Float32Array);
+    // (Read outside tf.tidy: tidy walks whatever its callback returns, element by element.)
+    this.embeddings = readAndDispose(tf.tidy(() => tf.mul(weights.embeddings, 2)));
     // sin/cos of position x inverse timescale, concatenated: the graph's AddTimingSignal.
-    this.timing = tf.tidy(() => {
-      const pos = tf.reshape(tf.range(0, ENCODER_SHAPE.maxTokens, 1, 'float32'), [-1, 1]);
-      const angles = tf.mul(pos, tf.reshape(weights.inverseTimescales, [1, -1]));
-      return tf.concat([tf.sin(angles), tf.cos(angles)], 1).dataSync() as Float32Array;
-    });
+    this.timing = readAndDispose(
+      tf.tidy(() => {
+        const pos = tf.reshape(tf.range(0, ENCODER_SHAPE.maxTokens, 1, 'float32'), [-1, 1]);
+        const angles = tf.mul(pos, tf.reshape(weights.inverseTimescales, [1, -1]));
+        return tf.concat([tf.sin(angles), tf.cos(angles)], 1);
+      }),
+    );
     this.layers = weights.layers.map((l) => {
       const width = l.inputDim;
       const depth = width / l.heads;

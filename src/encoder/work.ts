@@ -36,6 +36,11 @@ export function recordEncoderWork(pass: Omit<EncoderWork, 'passes'>): void {
   work.flops += pass.flops;
 }
 
+/** Adds work that is not a transformer pass (the pooler projection). */
+export function recordFlops(flops: number): void {
+  work.flops += flops;
+}
+
 /** Multiply-adds per token of every dense projection of the layers (the bulk of the work). */
 export function denseMacsPerToken(weights: EncoderWeights): number {
   let macs = 0;
