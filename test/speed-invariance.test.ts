@@ -37,6 +37,26 @@ describe('encoder results do not depend on batching', () => {
     }
   });
 
+  it('embeds short texts of one length bit-for-bit the same alone and in their group', async () => {
+    const options = ['billing', 'shipping', 'returns', 'security', 'payroll', 'hardware', 'network', 'accounts'];
+    const group = options.map((o) => tokenizer.encode(`Which team should handle this ticket? Answer: ${o}`));
+    const byLength = new Map<number, number[][]>();
+    for (const g of group) byLength.set(g.length, [...(byLength.get(g.length) ?? []), g]);
+    const largest = [...byLength.values()].sort((a, b) => b.length - a.length)[0]!;
+    expect(largest.length).toBeGreaterThan(2);
+    const together = await encoder.embedTexts([...largest, ...ids]);
+    for (const [i, text] of largest.entries()) {
+      const [alone] = await encoder.embedTexts([text]);
+      expect(same(alone!, together[i]!)).toBe(true);
+    }
+    const states = await Promise.all(largest.map((t) => encoder.encodeState(t)));
+    for (const [i, text] of largest.entries()) {
+      const alone = await encoder.encodeState(text);
+      expect(same(alone.tokenStates, states[i]!.tokenStates)).toBe(true);
+      expect(same(alone.pooled, states[i]!.pooled)).toBe(true);
+    }
+  });
+
   it('encodes states bit-for-bit the same alone and when calls coalesce', async () => {
     const concurrent = await Promise.all(ids.map((t) => encoder.encodeState(t)));
     for (const [i, text] of ids.entries()) {

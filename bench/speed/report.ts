@@ -41,6 +41,8 @@ export interface BenchReport {
     cpu: string;
     cores: number;
     backend: string;
+    /** Versioned model id the requests ran on. */
+    model?: string;
     /** Best-case kernel rate on this backend and one core, GFLOP/s, and how it was measured. */
     peakGflops: number;
     peakKernel: string;
@@ -64,6 +66,10 @@ export interface ThroughputResult {
   /** Longest stall of the calling thread's event loop during the run. */
   loopDelayMaxMs: number;
   loopDelayP99Ms: number;
+  /** Cores this process kept busy during the run (CPU time / wall time, all its threads). */
+  ownCores?: number;
+  /** Cores other processes of the machine kept busy meanwhile: a shared machine's share. */
+  otherCores?: number;
 }
 
 export function quantile(sorted: readonly number[], q: number): number {
@@ -95,7 +101,7 @@ function table(header: string[], rows: string[][]): string {
 export function formatReport(report: BenchReport): string {
   const m = report.meta;
   const lines = [
-    `evalmodel bench:speed  ${m.date}  node ${m.node}  ${m.cpu} x${m.cores}  backend ${m.backend}${m.quick ? '  (quick)' : ''}`,
+    `evalmodel bench:speed  ${m.date}  node ${m.node}  ${m.cpu} x${m.cores}  backend ${m.backend}  model ${m.model ?? '?'}${m.quick ? '  (quick)' : ''}`,
     `peak: ${fmt(m.peakGflops)} GFLOP/s (${m.peakKernel}); peak RSS ${fmt(m.peakRssMiB, 0)} MiB`,
     '',
     table(
@@ -119,7 +125,7 @@ export function formatReport(report: BenchReport): string {
     lines.push(
       '',
       table(
-        ['throughput', 'engine', 'requests', 'conc', 'total ms', 'req/s', 'p50 ms', 'loop max ms', 'loop p99 ms'],
+        ['throughput', 'engine', 'requests', 'conc', 'total ms', 'req/s', 'p50 ms', 'loop max ms', 'loop p99 ms', 'cores', 'others'],
         report.throughput.map((t) => [
           t.id,
           t.label,
@@ -130,6 +136,8 @@ export function formatReport(report: BenchReport): string {
           fmt(t.p50Ms, 1),
           fmt(t.loopDelayMaxMs, 1),
           fmt(t.loopDelayP99Ms, 1),
+          fmt(t.ownCores ?? NaN, 2),
+          fmt(t.otherCores ?? NaN, 2),
         ]),
       ),
     );

@@ -170,9 +170,9 @@ export class Encoder {
         const rows: Float32Array[] = [];
         await slicer.each(p.windows, (run) => {
           record(this.weights, run, p.keepStates);
-          const pass = this.transformer.sequenceSums(run, { keepStates: p.keepStates });
-          sums.push(readAndDispose(pass.sums));
-          if (pass.states) rows.push(readAndDispose(pass.states));
+          const pass = this.encodeRun(run, p.keepStates);
+          sums.push(pass.sums);
+          if (pass.states) rows.push(pass.states);
         });
         states.push(p.keepStates ? concatFloat32(rows) : new Float32Array(0));
       }
@@ -205,9 +205,35 @@ export class Encoder {
     const sums: Float32Array[] = [];
     await new Slicer().each(windows, (run) => {
       record(this.weights, run, false);
-      sums.push(readAndDispose(this.transformer.sequenceSums(run).sums));
+      sums.push(this.encodeRun(run, false).sums);
     });
     return this.poolTexts(concatFloat32(sums), lengths);
+  }
+
+  /** Encodes a run of windows; sums [windows, 512] and token states back in input order. */
+  private encodeRun(run: readonly number[][], keepStates: boolean): { sums: Float32Array; states: Float32Array | null } {
+    const pass = this.transformer.sequenceSumsInPassOrder(run, { keepStates });
+    const sums = readAndDispose(pass.sums);
+    const states = pass.states ? readAndDispose(pass.states) : null;
+    if (pass.order.every((input, row) => input === row)) return { sums, states };
+    const hidden = ENCODER_SHAPE.hiddenDim;
+    const ordered = new Float32Array(sums.length);
+    pass.order.forEach((input, row) => ordered.set(sums.subarray(row * hidden, (row + 1) * hidden), input * hidden));
+    if (!states) return { sums: ordered, states: null };
+    const start: number[] = [];
+    let offset = 0;
+    run.forEach((w, i) => {
+      start[i] = offset;
+      offset += w.length;
+    });
+    const orderedStates = new Float32Array(states.length);
+    let row = 0;
+    for (const input of pass.order) {
+      const n = run[input]!.length;
+      orderedStates.set(states.subarray(row * hidden, (row + n) * hidden), start[input]! * hidden);
+      row += n;
+    }
+    return { sums: ordered, states: orderedStates };
   }
 
   /**

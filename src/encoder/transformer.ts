@@ -35,6 +35,16 @@ export interface TokenStates {
   mask: tf.Tensor2D;
 }
 
+/**
+ * Sequences of at most this many tokens run in groups of equal length: their projections as
+ * one matrix product over the group's rows, attention as one batched product (the backend's
+ * scalar loop, cheap at this size). XNNPACK is far less efficient on a dozen rows than on a
+ * few hundred, and outcome and question texts are mostly this short. Longer sequences run
+ * alone, attention per head on XNNPACK. The path depends on a sequence's own length only, so
+ * its result never depends on what else is encoded with it.
+ */
+export const SHORT_SEQUENCE_MAX = 32;
+
 /** A dense projection `x @ kernel + bias`. */
 interface Dense {
   kernel: tf.Tensor2D;
@@ -85,14 +95,20 @@ function readAndDispose(t: tf.Tensor): Float32Array {
   return values;
 }
 
-/** What one sequence's pass leaves for its caller. */
-interface SequenceOutput {
-  /** Sum of the final token states, [1, hidden]; or, pooled-only, of the last layer's input. */
-  sum: tf.Tensor2D;
-  /** Pooled-only: sum of the last FFN's hidden activations, [1, ffn]. */
-  hiddenSum?: tf.Tensor2D;
-  /** Final token states [length, hidden], when kept. */
+/** What one block (one long sequence, or a group of short ones of one length) leaves. */
+interface BlockOutput {
+  /** Per sequence, sum of the final token states [count, hidden]; pooled-only, of the last layer's input. */
+  sums: tf.Tensor2D;
+  /** Pooled-only: per sequence, sum of the last FFN's hidden activations, [count, ffn]. */
+  hiddenSums?: tf.Tensor2D;
+  /** Final token states [count * length, hidden], when kept. */
   states?: tf.Tensor2D;
+}
+
+/** The sequences of one call in the order the encoder runs them. */
+export interface PassOrder {
+  /** Input index of each sequence, in pass order (empty sequences last). */
+  order: number[];
 }
 
 /**
@@ -161,29 +177,45 @@ export class TransformerEncoder {
     }
   }
 
-  /** Embedded input of one sequence: 2 x embedding + timing signal, [length, embeddingDim]. */
-  private embedInput(ids: readonly number[]): tf.Tensor2D {
+  /** Embedded input of sequences: 2 x embedding + timing signal, [tokens, embeddingDim]. */
+  private embedInput(sequences: readonly (readonly number[])[]): tf.Tensor2D {
     const dim = this.embeddingDim;
-    const x = new Float32Array(ids.length * dim);
-    for (let t = 0; t < ids.length; t++) {
-      const e = ids[t]! * dim;
-      const p = t * dim;
-      for (let j = 0; j < dim; j++) x[p + j] = this.embeddings[e + j]! + this.timing[p + j]!;
+    const total = sequences.reduce((n, s) => n + s.length, 0);
+    const x = new Float32Array(total * dim);
+    let row = 0;
+    for (const ids of sequences) {
+      for (let t = 0; t < ids.length; t++, row++) {
+        const e = ids[t]! * dim;
+        const p = t * dim;
+        const o = row * dim;
+        for (let j = 0; j < dim; j++) x[o + j] = this.embeddings[e + j]! + this.timing[p + j]!;
+      }
     }
-    return tf.tensor2d(x, [ids.length, dim]);
+    return tf.tensor2d(x, [total, dim]);
   }
 
-  /** One non-empty sequence through every layer. Call inside `tf.tidy`. */
-  private encodeSequence(ids: readonly number[], keepStates: boolean): SequenceOutput {
-    let x = this.embedInput(ids);
+  /**
+   * `count` non-empty sequences of one `length` through every layer: one long sequence, or a
+   * group of short ones (length <= SHORT_SEQUENCE_MAX). Call inside `tf.tidy`.
+   */
+  private encodeBlock(sequences: readonly (readonly number[])[], keepStates: boolean): BlockOutput {
+    const count = sequences.length;
+    const length = sequences[0]!.length;
+    const grouped = length <= SHORT_SEQUENCE_MAX;
+    let x = this.embedInput(sequences);
     const last = this.layers.length - 1;
     for (let index = 0; index <= last; index++) {
       const layer = this.layers[index]!;
+      const depth = layer.width / layer.heads;
       const normed = normalise(x);
       const contexts = layer.query.map((q, h) => {
         const queries = dense(normed, q);
-        const keysT = tf.transpose(dense(normed, layer.key[h]!)) as tf.Tensor2D;
-        return tf.matMul(tf.softmax(tf.matMul(queries, keysT)), dense(normed, layer.value[h]!));
+        const keys = dense(normed, layer.key[h]!);
+        const values = dense(normed, layer.value[h]!);
+        if (!grouped) return tf.matMul(tf.softmax(tf.matMul(queries, tf.transpose(keys) as tf.Tensor2D)), values);
+        const as3d = (t: tf.Tensor2D) => tf.reshape(t, [count, length, depth]) as tf.Tensor3D;
+        const scores = tf.matMul(as3d(queries), as3d(keys), false, true);
+        return tf.reshape(tf.matMul(tf.softmax(scores), as3d(values)), [count * length, depth]) as tf.Tensor2D;
       });
       const context = (contexts.length === 1 ? contexts[0]! : tf.concat(contexts, 1)) as tf.Tensor2D;
       x = layer.widening
@@ -191,11 +223,71 @@ export class TransformerEncoder {
         : (tf.add(dense(context, layer.out), x) as tf.Tensor2D);
       const hidden = dense(normalise(x), layer.ffnIn, 'relu');
       if (index === last && !keepStates) {
-        return { sum: tf.sum(x, 0, true) as tf.Tensor2D, hiddenSum: tf.sum(hidden, 0, true) as tf.Tensor2D };
+        return { sums: this.rowSums(x, count, length), hiddenSums: this.rowSums(hidden, count, length) };
       }
       x = tf.add(x, dense(hidden, layer.ffnOut)) as tf.Tensor2D;
     }
-    return { sum: tf.sum(x, 0, true) as tf.Tensor2D, states: x };
+    return { sums: this.rowSums(x, count, length), states: x };
+  }
+
+  /** Per-sequence sums of a block's rows [count * length, d] -> [count, d]. */
+  private rowSums(rows: tf.Tensor2D, count: number, length: number): tf.Tensor2D {
+    if (count === 1) return tf.sum(rows, 0, true) as tf.Tensor2D;
+    return tf.sum(tf.reshape(rows, [count, length, rows.shape[1]]), 1) as tf.Tensor2D;
+  }
+
+  /**
+   * Runs a call's sequences: long ones alone in input order, then short ones grouped by length,
+   * empty ones last (zero rows). Returns per-sequence sums [sequences, hidden] and, with
+   * `keepStates`, the token states [tokens, hidden], both in pass order (`order`). Call
+   * inside `tf.tidy`.
+   */
+  private run(sequences: readonly (readonly number[])[], keepStates: boolean): { sums: tf.Tensor2D; states: tf.Tensor2D | null } & PassOrder {
+    const hidden = ENCODER_SHAPE.hiddenDim;
+    const blocks: number[][] = [];
+    const groups = new Map<number, number[]>();
+    const empty: number[] = [];
+    sequences.forEach((s, i) => {
+      if (s.length === 0) empty.push(i);
+      else if (s.length > SHORT_SEQUENCE_MAX) blocks.push([i]);
+      else groups.set(s.length, [...(groups.get(s.length) ?? []), i]);
+    });
+    for (const length of [...groups.keys()].sort((a, b) => a - b)) blocks.push(groups.get(length)!);
+    const outputs = blocks.map((b) => this.encodeBlock(b.map((i) => sequences[i]!), keepStates));
+    const order = [...blocks.flat(), ...empty];
+    const zeros = (width: number) => (empty.length > 0 ? [tf.zeros([empty.length, width]) as tf.Tensor2D] : []);
+    const cat = (parts: tf.Tensor2D[]) => (parts.length === 1 ? parts[0]! : (tf.concat(parts, 0) as tf.Tensor2D));
+    let sums: tf.Tensor2D;
+    if (keepStates) {
+      sums = cat([...outputs.map((o) => o.sums), ...zeros(hidden)]);
+    } else {
+      // The skipped last projection, once per sequence: sum(x) + sum(h) W + n b (empty
+      // sequences: zero sums and n = 0, so an exact zero row).
+      const ffnOut = this.layers[this.layers.length - 1]!.ffnOut;
+      const counts = tf.tensor2d(order.map((i) => sequences[i]!.length), [order.length, 1]);
+      const hiddenSums = cat([...outputs.map((o) => o.hiddenSums!), ...zeros(ffnOut.kernel.shape[0])]);
+      const xSums = cat([...outputs.map((o) => o.sums), ...zeros(hidden)]);
+      sums = tf.add(tf.add(xSums, tf.matMul(hiddenSums, ffnOut.kernel)), tf.mul(counts, ffnOut.bias)) as tf.Tensor2D;
+    }
+    const stateBlocks = outputs.flatMap((o) => (o.states ? [o.states] : []));
+    const states = !keepStates ? null : stateBlocks.length === 0 ? (tf.zeros([0, hidden]) as tf.Tensor2D) : cat(stateBlocks);
+    return { sums, states, order };
+  }
+
+  /**
+   * Like `sequenceSums`, but rows stay in the encoder's pass order (`order` gives each row's
+   * input index): the caller reorders on the host, without a gather on the backend.
+   */
+  sequenceSumsInPassOrder(sequences: readonly (readonly number[])[], options: { keepStates?: boolean } = {}): { sums: tf.Tensor2D; states: tf.Tensor2D | null } & PassOrder {
+    this.check(sequences);
+    const keepStates = options.keepStates ?? false;
+    let order: number[] = [];
+    const [sums, states] = tf.tidy(() => {
+      const out = this.run(sequences, keepStates);
+      order = out.order;
+      return out.states ? [out.sums, out.states] : [out.sums];
+    }) as tf.Tensor2D[];
+    return { sums: sums!, states: states ?? null, order };
   }
 
   /**
@@ -207,27 +299,26 @@ export class TransformerEncoder {
   sequenceSums(sequences: readonly (readonly number[])[], options: { keepStates?: boolean } = {}): { sums: tf.Tensor2D; states: tf.Tensor2D | null } {
     this.check(sequences);
     const keepStates = options.keepStates ?? false;
-    const hidden = ENCODER_SHAPE.hiddenDim;
     const [sums, states] = tf.tidy(() => {
-      const outputs = sequences.map((s) => (s.length > 0 ? this.encodeSequence(s, keepStates) : null));
-      const zero = () => tf.zeros([1, hidden]) as tf.Tensor2D;
-      let sums: tf.Tensor2D;
-      if (keepStates) {
-        sums = tf.concat(outputs.map((o) => o?.sum ?? zero()), 0) as tf.Tensor2D;
-      } else {
-        // The skipped last projection, once per sequence: sum(x) + sum(h) W + n b (empty
-        // sequences: zero sums and n = 0, so an exact zero row).
-        const ffnOut = this.layers[this.layers.length - 1]!.ffnOut;
-        const ffnWidth = ffnOut.kernel.shape[0];
-        const counts = tf.tensor2d(sequences.map((s) => s.length), [sequences.length, 1]);
-        const hiddenSums = tf.concat(outputs.map((o) => o?.hiddenSum ?? (tf.zeros([1, ffnWidth]) as tf.Tensor2D)), 0) as tf.Tensor2D;
-        const xSums = tf.concat(outputs.map((o) => o?.sum ?? zero()), 0);
-        sums = tf.add(tf.add(xSums, tf.matMul(hiddenSums, ffnOut.kernel)), tf.mul(counts, ffnOut.bias)) as tf.Tensor2D;
+      const out = this.run(sequences, keepStates);
+      const rank = new Array<number>(sequences.length);
+      out.order.forEach((input, row) => (rank[input] = row));
+      const identity = out.order.every((input, row) => input === row);
+      const sums = identity ? out.sums : tf.gather(out.sums, tf.tensor1d(rank, 'int32'));
+      if (!out.states) return [sums];
+      if (identity) return [sums, out.states];
+      // Token rows back in input order.
+      const start: number[] = [];
+      let row = 0;
+      for (const input of out.order) {
+        start[input] = row;
+        row += sequences[input]!.length;
       }
-      if (!keepStates) return [sums];
-      const blocks = outputs.flatMap((o) => (o?.states ? [o.states] : []));
-      const all = blocks.length === 0 ? tf.zeros([0, hidden]) : blocks.length === 1 ? blocks[0]! : tf.concat(blocks, 0);
-      return [sums, all];
+      const index: number[] = [];
+      sequences.forEach((s, i) => {
+        for (let t = 0; t < s.length; t++) index.push(start[i]! + t);
+      });
+      return [sums, tf.gather(out.states, tf.tensor1d(index, 'int32'))];
     }) as tf.Tensor2D[];
     return { sums: sums!, states: states ?? null };
   }
@@ -241,16 +332,22 @@ export class TransformerEncoder {
     const length = Math.max(1, ...sequences.map((s) => s.length));
     const hidden = ENCODER_SHAPE.hiddenDim;
     return tf.tidy(() => {
-      const outputs = sequences.map((s) => (s.length > 0 ? this.encodeSequence(s, true).states! : null));
+      const { states } = this.sequenceSums(sequences, { keepStates: true });
+      // One gather into [states; zero row] lays the rows out right-padded.
+      const realRows = states!.shape[0];
       const maskValues = new Float32Array(sequences.length * length);
-      const rows = outputs.map((states, b) => {
-        const real = states?.shape[0] ?? 0;
-        maskValues.fill(1, b * length, b * length + real);
-        if (!states) return tf.zeros([length, hidden]);
-        return real < length ? tf.concat([states, tf.zeros([length - real, hidden])], 0) : states;
+      const index = new Int32Array(sequences.length * length).fill(realRows);
+      let row = 0;
+      sequences.forEach((s, b) => {
+        for (let t = 0; t < s.length; t++) {
+          index[b * length + t] = row + t;
+          maskValues[b * length + t] = 1;
+        }
+        row += s.length;
       });
+      const padded = tf.gather(tf.concat([states!, tf.zeros([1, hidden])], 0), tf.tensor1d(index, 'int32'));
       return {
-        states: tf.reshape(tf.concat(rows, 0), [sequences.length, length, hidden]) as tf.Tensor3D,
+        states: tf.reshape(padded, [sequences.length, length, hidden]) as tf.Tensor3D,
         mask: tf.tensor2d(maskValues, [sequences.length, length]),
       };
     });

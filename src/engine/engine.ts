@@ -71,7 +71,7 @@ class PipelineEngine implements Engine {
     if (budget.length > 0) throw new RequestValidationError(budget);
 
     throwIfAborted(options.signal);
-    const encoding = await this.stateCache.get(spec.id, stateText, () => this.encodeState(stateIds));
+    const encoding = await this.stateCache.get(spec.id, stateText, () => this.encodeState(stateIds, spec.heads.kind !== 'zero-shot-similarity'));
     throwIfAborted(options.signal);
     const heads = spec.heads;
     const trained = heads.kind === 'late-interaction' ? await this.trainedHeads.answerAll(heads, questions, rendered, encoding, stateIds) : null;
@@ -103,9 +103,14 @@ class PipelineEngine implements Engine {
     return this.tokenizer.encode(flattenWhitespace(text));
   }
 
-  private encodeState(ids: number[]): Promise<StateEncoding> {
+  /**
+   * Zero-shot heads read the pooled embedding only: without token states the encoder skips
+   * the last projection per token (a sixth of the work) and the cache entry is 2 KiB a token
+   * smaller. The cache key holds the versioned model id, so the two kinds never mix.
+   */
+  private encodeState(ids: number[], tokenStates: boolean): Promise<StateEncoding> {
     this.stateEncodes++;
-    return this.encoder.encodeState(ids);
+    return this.encoder.encodeState(ids, { tokenStates });
   }
 
   listModels() {
