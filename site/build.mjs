@@ -383,6 +383,15 @@ async function buildPlayground(out) {
   const files = ['model.json', 'vocab.json', ...modelJson.weightsManifest.flatMap((/** @type {any} */ g) => g.paths)];
   await Promise.all(files.map((f) => copy(path.join(pkg, f), path.join(model, f))));
   await copy(path.join(ROOT, 'weights/manifest.json'), path.join(model, 'manifest.json'));
+  // Trained heads named by the registry (manifest and weight file), served beside it.
+  const registry = JSON.parse(await readFile(path.join(ROOT, 'weights/manifest.json'), 'utf8'));
+  for (const m of Object.values(registry.models)) {
+    const heads = /** @type {any} */ (m).heads;
+    if (heads?.kind !== 'late-interaction') continue;
+    const headsManifest = JSON.parse(await readFile(path.join(ROOT, 'weights', heads.manifest), 'utf8'));
+    await copy(path.join(ROOT, 'weights', heads.manifest), path.join(model, heads.manifest));
+    await copy(path.join(ROOT, 'weights', headsManifest.weights), path.join(model, headsManifest.weights));
+  }
   const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
   for (const f of (await readdir(wasmDir)).filter((f) => f.endsWith('.wasm'))) await copy(path.join(wasmDir, f), path.join(model, 'wasm', f));
   const bundleBytes = (await stat(path.join(out, 'playground.js'))).size;

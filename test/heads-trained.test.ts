@@ -104,12 +104,12 @@ describe('weight validation at load', () => {
   function build(temps: Record<string, number>, mutate?: (m: HeadsManifest) => void): { manifest: HeadsManifest; bytes: Uint8Array } {
     let offset = 0;
     const entries = Object.entries(PARAM_SHAPES).map(([name, shape]) => {
-      const e = { name, shape, offset };
+      const e = { name: `m0.${name}`, shape, offset };
       offset += shape.reduce((a, b) => a * b, 1);
       return e;
     });
     const bytes = new Uint8Array(new Float32Array(offset).buffer);
-    const manifest: HeadsManifest = { format: 'evalmodel-heads/1', weights: 'x.bin', sha256: createHash('sha256').update(bytes).digest('hex'), params: entries, temperatures: temps };
+    const manifest: HeadsManifest = { format: 'evalmodel-heads/1', members: 1, weights: 'x.bin', sha256: createHash('sha256').update(bytes).digest('hex'), params: entries, temperatures: temps };
     mutate?.(manifest);
     return { manifest, bytes };
   }
@@ -118,7 +118,7 @@ describe('weight validation at load', () => {
   it('accepts a consistent manifest and builds tensors', () => {
     const { manifest, bytes } = build(good);
     const heads = headsFromBytes(manifest, bytes);
-    expect(heads.params.value!.shape).toEqual(PARAM_SHAPES.value);
+    expect(heads.members[0]!.value!.shape).toEqual(PARAM_SHAPES.value);
   });
   it('rejects a wrong hash, a wrong shape, a missing or absurd temperature', () => {
     const a = build(good, (m) => (m.sha256 = '0'.repeat(64)));

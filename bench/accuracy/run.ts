@@ -163,7 +163,7 @@ export async function runBench(engine: Engine, cases: readonly Case[], opts: { m
   };
 }
 
-const f3 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '   -  ' : x.toFixed(3).padStart(6));
+const f3 = (x: number | null | undefined) => (x === undefined || x === null || Number.isNaN(x) ? '   -  ' : x.toFixed(3).padStart(6));
 
 function summaryRows(r: BenchResult): [string, Summary][] {
   return [...Object.entries(r.byType), ['pooled', r.pooled]];
@@ -189,8 +189,8 @@ export function formatTable(r: BenchResult): string {
 
 export function formatCompare(a: BenchResult, b: BenchResult): string {
   const lines = [`A: ${a.label} (${a.model}, ${a.date})`, `B: ${b.label} (${b.model}, ${b.date})`, 'type     metric      A       B      B-A'];
-  const row = (name: string, metric: string, x: number | undefined, y: number | undefined) =>
-    lines.push(`${name.padEnd(8)} ${metric.padEnd(9)} ${f3(x)}  ${f3(y)}  ${x === undefined || y === undefined ? '' : f3(y - x)}`);
+  const row = (name: string, metric: string, x: number | null | undefined, y: number | null | undefined) =>
+    lines.push(`${name.padEnd(8)} ${metric.padEnd(9)} ${f3(x)}  ${f3(y)}  ${x === undefined || y === undefined || x === null || y === null ? '' : f3(y - x)}`);
   const names = [...new Set([...Object.keys(a.byType), ...Object.keys(b.byType)]), 'pooled'];
   for (const name of names) {
     const x = name === 'pooled' ? a.pooled : a.byType[name];

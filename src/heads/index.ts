@@ -14,6 +14,7 @@ import { similarityLogits } from './zero-shot.js';
 export { argmax, choiceConfidence, scoreConfidence } from './confidence.js';
 export { choiceAnswer, noulAnswer, scoreAnswer, softmax } from './answers.js';
 export { TrainedHeadsRunner } from './runner.js';
+export { provideHeads, type HeadsManifest } from './trained.js';
 
 /** Answers one question. `outcomeVectors` align with `rendered.outcomes`. */
 export function answerQuestion(

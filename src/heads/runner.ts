@@ -94,7 +94,7 @@ export class TrainedHeadsRunner {
     const stateRep = toRep(state, stateIds);
     const out = new Map<string, Answer>();
     rendered.forEach(([id, r], i) => {
-      const logits = questionLogits(heads.params, stateRep, r.type, inputs[i]!.instr, inputs[i]!.lines);
+      const logits = questionLogits(heads.members, stateRep, r.type, inputs[i]!.instr, inputs[i]!.lines);
       out.set(id, answerFromProbabilities(questions[id]!, r, calibrated(heads, r.type, logits)));
     });
     return out;

@@ -4,12 +4,12 @@
  * one function that turns a question's encodings into calibrated outcome probabilities.
  * @module
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { RenderedQuestion } from '../canonical/index.js';
 import { softmax } from './answers.js';
+import { sha256Hex } from './sha256.js';
 import { alignTexts, boundLogits, BUCKETS, bucketOf, buildBatch, forward, PARAM_SHAPES, type BatchQuestion, type Params, type TextRep } from './late.js';
 
 /** The `heads` entry of a trained model in weights/manifest.json. */
@@ -24,24 +24,28 @@ export interface HeadsManifest {
   format: 'evalmodel-heads/1';
   weights: string;
   sha256: string;
+  /** Ensemble size: parameters are named `m<i>.<name>` for i < members. */
+  members: number;
   params: { name: string; shape: number[]; offset: number }[];
   temperatures: Record<string, number>;
   [extra: string]: unknown;
 }
 
-/** Loaded heads: constant parameter tensors plus temperatures. */
+/** Loaded heads: one set of constant parameter tensors per ensemble member, plus temperatures. */
 export interface TrainedHeads {
-  params: Params;
+  members: Params[];
   temperatures: Record<string, number>;
 }
 
 /** Checks a manifest and its weight bytes against each other; throws with a precise message. */
 export function validateHeads(manifest: HeadsManifest, bytes: Uint8Array): void {
   if (manifest.format !== 'evalmodel-heads/1') throw new Error(`heads: unknown format ${String(manifest.format)}`);
-  const sha = createHash('sha256').update(bytes).digest('hex');
+  const sha = sha256Hex(bytes);
   if (sha !== manifest.sha256) throw new Error(`heads: weight file hash ${sha} does not match the manifest's ${manifest.sha256}`);
   const names = new Set(manifest.params.map((p) => p.name));
-  for (const [name, shape] of Object.entries(PARAM_SHAPES)) {
+  if (!Number.isInteger(manifest.members) || manifest.members < 1 || manifest.members > 16) throw new Error(`heads: bad ensemble size ${String(manifest.members)}`);
+  const expected = Array.from({ length: manifest.members }, (_, i) => Object.entries(PARAM_SHAPES).map(([n, shape]) => [`m${i}.${n}`, shape] as const)).flat();
+  for (const [name, shape] of expected) {
     const entry = manifest.params.find((p) => p.name === name);
     if (!entry) throw new Error(`heads: parameter ${name} missing`);
     if (entry.shape.join('x') !== shape.join('x')) throw new Error(`heads: parameter ${name} has shape ${entry.shape.join('x')}, expected ${shape.join('x')}`);
@@ -62,29 +66,41 @@ export function headsFromBytes(manifest: HeadsManifest, bytes: Uint8Array): Trai
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   const floats = new Float32Array(copy.buffer);
-  const params: Params = {};
+  const members: Params[] = Array.from({ length: manifest.members }, () => ({}));
   for (const { name, shape, offset } of manifest.params) {
     const size = shape.reduce((a, b) => a * b, 1);
-    params[name] = tf.tensor(floats.slice(offset, offset + size), shape);
+    const [member, key] = name.split('.') as [string, string];
+    members[Number(member.slice(1))]![key] = tf.tensor(floats.slice(offset, offset + size), shape);
   }
-  return { params, temperatures: { ...manifest.temperatures } };
+  return { members, temperatures: { ...manifest.temperatures } };
 }
 
 const loaded = new Map<string, TrainedHeads>();
-const provided = new Map<string, TrainedHeads>();
+const provided = new Map<string, { manifest: HeadsManifest; bytes: Uint8Array }>();
 
 /**
  * Browser seam: a page without a file system fetches the heads' manifest and weight file
  * itself and hands them over under the name the registry uses (`heads.manifest`), checked here.
  */
 export function provideHeads(manifestName: string, manifest: HeadsManifest, bytes: Uint8Array): void {
-  provided.set(manifestName, headsFromBytes(manifest, bytes));
+  validateHeads(manifest, bytes);
+  // Tensors are made at first use, once the engine has chosen its tfjs backend.
+  provided.set(manifestName, { manifest, bytes });
+  loaded.delete(`provided:${manifestName}`);
 }
 
 /** Loads (once per process) the heads a model's manifest entry names, from `weightsDir`. */
 export function loadHeads(spec: TrainedHeadsSpec, weightsDir: string): TrainedHeads {
   const given = provided.get(spec.manifest);
-  if (given) return given;
+  if (given) {
+    const key = `provided:${spec.manifest}`;
+    let heads = loaded.get(key);
+    if (!heads) {
+      heads = headsFromBytes(given.manifest, given.bytes);
+      loaded.set(key, heads);
+    }
+    return heads;
+  }
   const file = path.resolve(weightsDir, spec.manifest);
   let heads = loaded.get(file);
   if (!heads) {
@@ -100,15 +116,20 @@ export function loadHeads(spec: TrainedHeadsSpec, weightsDir: string): TrainedHe
  * Raw logits of one question's outcomes, in `rendered.keys` order, on the scale training used
  * (choice and score bounded). noul: [yes logit, 0], so that a softmax gives the sigmoid.
  */
-export function questionLogits(params: Params, state: TextRep, type: RenderedQuestion['type'], instructions: TextRep, lines: readonly TextRep[]): number[] {
+export function questionLogits(params: Params | readonly Params[], state: TextRep, type: RenderedQuestion['type'], instructions: TextRep, lines: readonly TextRep[]): number[] {
   const [instr, ...aligned] = alignTexts(state, [instructions, ...lines]);
   return logitsOfAligned(params, { type, instructions: instr!, lines: aligned });
 }
 
-/** Raw logits of one already aligned question (see {@link questionLogits}). */
-export function logitsOfAligned(params: Params, question: BatchQuestion): number[] {
+/** Raw logits of one already aligned question (see {@link questionLogits}); an ensemble averages its members. */
+export function logitsOfAligned(params: Params | readonly Params[], question: BatchQuestion): number[] {
+  if (Array.isArray(params)) {
+    const all = params.map((p: Params) => logitsOfAligned(p, question));
+    return all[0]!.map((_, k) => all.reduce((s, l) => s + l[k]!, 0) / all.length);
+  }
+  const single = params as Params;
   return tf.tidy(() => {
-    const out = forward(params, buildBatch([question]));
+    const out = forward(single, buildBatch([question]));
     if (question.type === 'noul') return [out.noul!.dataSync()[0]!, 0];
     return boundLogits(Array.from((question.type === 'choice' ? out.choice! : out.score!).dataSync()));
   });

@@ -14,6 +14,7 @@
 import { createEngine } from '../engine/engine.js';
 import type { BackendName, Engine } from '../engine/contract.js';
 import { setEncoderWeightSource, type ModelJson } from '../encoder/weights.js';
+import { provideHeads, type HeadsManifest } from '../heads/index.js';
 import { ModelRegistry, type RegistryManifest } from '../registry/index.js';
 import { provideVocabulary } from '../tokenizer/index.js';
 import { setWasmBase } from './node-shims.js';
@@ -57,6 +58,15 @@ export async function createBrowserEngine(options: BrowserEngineOptions): Promis
     fetchOk(new URL('model.json', base)).then((r) => r.json() as Promise<ModelJson>),
   ]);
   ModelRegistry.provideManifest(manifest);
+  // Trained heads named by the registry: their manifest and weight file sit beside it.
+  const headsFiles = new Set(Object.values(manifest.models).flatMap((m) => (m.heads.kind === 'late-interaction' ? [m.heads.manifest] : [])));
+  await Promise.all(
+    [...headsFiles].map(async (name) => {
+      const headsManifest = (await fetchOk(new URL(name, base)).then((r) => r.json())) as HeadsManifest;
+      const bytes = new Uint8Array(await (await fetchOk(new URL(headsManifest.weights, base))).arrayBuffer());
+      provideHeads(name, headsManifest, bytes);
+    }),
+  );
   provideVocabulary(vocabulary, new URL('vocab.json', base).href);
   const shards = modelJson.weightsManifest.flatMap((g) => g.paths).length;
   let fetched = 0;

@@ -9,7 +9,7 @@
  * criteria (choice is permutation invariant and score reversal-equivariant by construction);
  * (3) temperatures; (4) write.
  *
- * Environment: TRAIN_EPOCHS (default 8), TRAIN_SEED (default 7), TRAIN_WORKERS (2),
+ * Environment: TRAIN_EPOCHS (default 6), TRAIN_MEMBERS (ensemble size, default 3), TRAIN_SEED (default 7), TRAIN_WORKERS (2),
  * EVALMODEL_DATA, EVALMODEL_CACHE, TRAIN_OUT (weights folder).
  * @module
  */
@@ -67,7 +67,7 @@ export function buildExamples(cases: readonly Case[], store: EncodingStore, toke
 }
 
 /** Seeded initial parameters. */
-export function initParams(seed: number): Record<string, tf.Variable> {
+export function initParams(seed: number, prefix = ''): Record<string, tf.Variable> {
   const out: Record<string, tf.Variable> = {};
   let s = seed;
   for (const [name, shape] of Object.entries(PARAM_SHAPES)) {
@@ -77,7 +77,7 @@ export function initParams(seed: number): Record<string, tf.Variable> {
     else if (name === 'importance') init = tf.zeros(shape);
     else if (name === 'nCrit') init = tf.fill(shape, 1);
     else init = tf.randomNormal(shape, 0, Math.sqrt(1 / shape[0]!), 'float32', s);
-    out[name] = tf.variable(init, true, name);
+    out[name] = tf.variable(init, true, `${prefix}${name}`);
   }
   return out;
 }
@@ -148,6 +148,12 @@ export function predictAll(p: Params, examples: readonly Example[]): { item: Ite
   return out;
 }
 
+/** Ensemble predictions: member logits averaged. */
+export function predictEnsemble(members: readonly Params[], examples: readonly Example[]): { item: Item; logits: number[] }[] {
+  const all = members.map((p) => predictAll(p, examples));
+  return all[0]!.map((x, i) => ({ item: x.item, logits: x.logits.map((_, k) => all.reduce((s, a) => s + a[i]!.logits[k]!, 0) / all.length) }));
+}
+
 function nll(logits: readonly number[], gold: number, t: number): number {
   const z = logits.map((l) => l / t);
   const m = Math.max(...z);
@@ -203,7 +209,7 @@ function fmt(m: Record<string, { n: number; accuracy: number; nll: number }>): s
 async function main(): Promise<void> {
   const started = Date.now();
   const seed = Number(process.env.TRAIN_SEED ?? 7);
-  const epochs = Number(process.env.TRAIN_EPOCHS ?? 8);
+  const epochs = Number(process.env.TRAIN_EPOCHS ?? 6);
   const batchCases = 16;
   const lr = Number(process.env.TRAIN_LR ?? 2e-3);
   const smoothing = 0.03;
@@ -223,57 +229,67 @@ async function main(): Promise<void> {
   const test = buildExamples(bySplit.test, store, tokenizer);
   log(`split: train ${train.length}, calib ${calib.length}, test ${test.length} cases`);
 
-  const params = initParams(seed);
-  const optimizer = tf.train.adam(lr);
-  const random = rng(seed);
-  let best = { epoch: -1, loss: Infinity, values: new Map<string, Float32Array>() };
-  for (let epoch = 0; epoch < epochs; epoch++) {
-    const order = shuffled(train, random);
-    let total = 0;
-    let count = 0;
-    for (let b = 0; b < order.length; b += batchCases) {
-      const batch = order.slice(b, b + batchCases);
-      const n = batch.reduce((s, ex) => s + ex.items.length, 0);
-      if (n === 0) continue;
-      const cost = optimizer.minimize(() => batchLoss(params, batch, random, smoothing), true);
-      total += cost!.dataSync()[0]! * n;
-      count += n;
-      cost!.dispose();
+  // An ensemble of independently seeded members; their logits are averaged.
+  const members = Number(process.env.TRAIN_MEMBERS ?? 3);
+  const trained: Record<string, tf.Variable>[] = [];
+  const bestEpochs: number[] = [];
+  for (let member = 0; member < members; member++) {
+    const memberSeed = seed + 1000 * member;
+    const params = initParams(memberSeed, `m${member}.`);
+    const optimizer = tf.train.adam(lr);
+    const random = rng(memberSeed);
+    let best = { epoch: -1, loss: Infinity, values: new Map<string, Float32Array>() };
+    for (let epoch = 0; epoch < epochs; epoch++) {
+      const order = shuffled(train, random);
+      let total = 0;
+      let count = 0;
+      for (let b = 0; b < order.length; b += batchCases) {
+        const batch = order.slice(b, b + batchCases);
+        const n = batch.reduce((s, ex) => s + ex.items.length, 0);
+        if (n === 0) continue;
+        const cost = optimizer.minimize(() => batchLoss(params, batch, random, smoothing), true);
+        total += cost!.dataSync()[0]! * n;
+        count += n;
+        cost!.dispose();
+      }
+      const m = metrics(predictAll(params, calib), Object.fromEntries(BUCKETS.map((k) => [k, 1])));
+      log(`member ${member + 1}/${members} epoch ${epoch + 1}/${epochs}: train loss ${(total / count).toFixed(4)}; calib ${fmt(m)}`);
+      if (m.pooled!.nll < best.loss) {
+        best = { epoch, loss: m.pooled!.nll, values: new Map(Object.entries(params).map(([k, v]) => [k, (v.dataSync() as Float32Array).slice()])) };
+      }
     }
-    const preds = predictAll(params, calib);
-    const ones = Object.fromEntries(BUCKETS.map((k) => [k, 1]));
-    const m = metrics(preds, ones);
-    log(`epoch ${epoch + 1}/${epochs}: train loss ${(total / count).toFixed(4)}; calib ${fmt(m)}`);
-    if (m.pooled!.nll < best.loss) {
-      best = { epoch, loss: m.pooled!.nll, values: new Map(Object.entries(params).map(([k, v]) => [k, v.dataSync() as Float32Array])) };
-    }
+    log(`member ${member + 1}: best epoch ${best.epoch + 1}`);
+    for (const [k, v] of Object.entries(params)) v.assign(tf.tensor(best.values.get(k)!, v.shape));
+    optimizer.dispose();
+    trained.push(params);
+    bestEpochs.push(best.epoch + 1);
   }
-  log(`best epoch ${best.epoch + 1}`);
-  for (const [k, v] of Object.entries(params)) v.assign(tf.tensor(best.values.get(k)!, v.shape));
 
-  const calibPreds = predictAll(params, calib);
+  const calibPreds = predictEnsemble(trained, calib);
   const temperatures = fitTemperatures(calibPreds);
-  const testPreds = predictAll(params, test);
+  const testPreds = predictEnsemble(trained, test);
   const testMetrics = metrics(testPreds, temperatures);
   const calibMetrics = metrics(calibPreds, temperatures);
   log(`temperatures ${JSON.stringify(temperatures)}`);
   log(`held-out test: ${fmt(testMetrics)}`);
 
-  // Write the weights: every parameter as float32, in PARAM_SHAPES order.
+  // Write the weights: every member's parameters as float32, in PARAM_SHAPES order.
   const outDir = process.env.TRAIN_OUT ?? path.join(repoRoot(), 'weights');
   mkdirSync(outDir, { recursive: true });
   const version = process.env.TRAIN_VERSION ?? '1.13.0';
   const names = Object.keys(PARAM_SHAPES);
-  const total = names.reduce((s, n) => s + PARAM_SHAPES[n]!.reduce((a, b) => a * b, 1), 0);
-  const flat = new Float32Array(total);
+  const perMember = names.reduce((s, n) => s + PARAM_SHAPES[n]!.reduce((a, b) => a * b, 1), 0);
+  const flat = new Float32Array(perMember * members);
   const entries: HeadsManifest['params'] = [];
   let offset = 0;
-  for (const name of names) {
-    const values = params[name]!.dataSync() as Float32Array;
-    flat.set(values, offset);
-    entries.push({ name, shape: PARAM_SHAPES[name]!, offset });
-    offset += values.length;
-  }
+  trained.forEach((params, member) => {
+    for (const name of names) {
+      const values = params[name]!.dataSync() as Float32Array;
+      flat.set(values, offset);
+      entries.push({ name: `m${member}.${name}`, shape: PARAM_SHAPES[name]!, offset });
+      offset += values.length;
+    }
+  });
   const bytes = new Uint8Array(flat.buffer);
   const weightsFile = `heads-${version}.bin`;
   writeFileSync(path.join(outDir, weightsFile), bytes);
@@ -282,12 +298,13 @@ async function main(): Promise<void> {
     format: 'evalmodel-heads/1',
     weights: weightsFile,
     sha256: createHash('sha256').update(bytes).digest('hex'),
+    members,
     params: entries,
     temperatures,
     model: `evalmodel-${version}`,
     method: 'late interaction over frozen USE-lite token states (src/heads/late.ts)',
     seed,
-    settings: { epochs, bestEpoch: best.epoch + 1, batchCases, lr, smoothing, weightDecay: Number(process.env.TRAIN_DECAY ?? 3e-4), optimizer: 'adam', backend: tf.getBackend(), split: SPLIT },
+    settings: { epochs, bestEpochs, batchCases, lr, smoothing, weightDecay: Number(process.env.TRAIN_DECAY ?? 3e-4), optimizer: 'adam', backend: tf.getBackend(), split: SPLIT },
     data: files.map((f) => ({ file: `train/${f}`, sha256: fileHash(path.join(trainDir, f)) })),
     counts: { train: train.length, calib: calib.length, test: test.length },
     heldOut: { test: testMetrics, calib: calibMetrics },
