@@ -3,7 +3,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { renderQuestion } from '../src/canonical/index.js';
 import { alignTexts, BUCKETS, bucketOf, buildBatch, forward, PARAM_SHAPES, type Params, type TextRep } from '../src/heads/late.js';
-import { headsFromBytes, logitsOfAligned, questionLogits, validateHeads, type HeadsManifest } from '../src/heads/trained.js';
+import { headsFromBytes, logitsOfAligned, questionLogits, validateHeads, zeroShotTerm, type HeadsManifest } from '../src/heads/trained.js';
 import { questionTexts } from '../src/heads/texts.js';
 import { createHash } from 'node:crypto';
 
@@ -91,6 +91,19 @@ describe('late-interaction heads', () => {
   });
 });
 
+describe('zero-shot term', () => {
+  it('is the cosine over 0.05, and yes minus no for noul', () => {
+    const s = new Float32Array(512);
+    s[0] = 1;
+    const a = new Float32Array(512);
+    a[0] = 0.5;
+    const b = new Float32Array(512);
+    b[0] = 0.25;
+    expect(zeroShotTerm('choice', s, [a, b])).toEqual([10, 5]);
+    expect(zeroShotTerm('noul', s, [a, b])).toEqual([5, 0]);
+  });
+});
+
 describe('question texts', () => {
   it('strips the fixed outcome prefixes', () => {
     expect(questionTexts(renderQuestion({ type: 'choice', instructions: 'Which team?', criteria: { billing: 'refunds', other: null } })).lines).toEqual(['billing: refunds', 'other']);
@@ -129,5 +142,9 @@ describe('weight validation at load', () => {
     expect(() => validateHeads(c.manifest, c.bytes)).toThrow(/temperature/);
     const d = build(Object.fromEntries(BUCKETS.slice(1).map((b) => [b, 1])));
     expect(() => validateHeads(d.manifest, d.bytes)).toThrow(/temperature/);
+    const e = build(good, (m) => (m.mix = { choice: -1 }));
+    expect(() => validateHeads(e.manifest, e.bytes)).toThrow(/mix/);
+    const f = build(good, (m) => (m.mix = { noul: 0.2, choice: 0.15, score: 0 }));
+    expect(headsFromBytes(f.manifest, f.bytes).mix).toEqual({ noul: 0.2, choice: 0.15, score: 0 });
   });
 });

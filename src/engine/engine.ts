@@ -74,8 +74,12 @@ class PipelineEngine implements Engine {
     const encoding = await this.stateCache.get(spec.id, stateText, () => this.encodeState(stateIds, spec.heads.kind !== 'zero-shot-similarity'));
     throwIfAborted(options.signal);
     const heads = spec.heads;
-    const trained = heads.kind === 'late-interaction' ? await this.trainedHeads.answerAll(heads, questions, rendered, encoding, stateIds) : null;
-    const outcomeVectors = heads.kind === 'zero-shot-similarity' ? await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes)) : null;
+    // Pooled outcome embeddings: the zero-shot heads' input, and the trained heads' zero-shot term.
+    const outcomeVectors =
+      heads.kind === 'zero-shot-similarity' || this.trainedHeads.needsOutcomes(heads)
+        ? await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes))
+        : null;
+    const trained = heads.kind === 'late-interaction' ? await this.trainedHeads.answerAll(heads, questions, rendered, encoding, stateIds, outcomeVectors) : null;
 
     const answers: Record<string, Answer> = {};
     let inputTokens = stateIds.length;

@@ -15,7 +15,7 @@ import type { Answer, Question } from '../types.js';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
 import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
-import { calibrated, loadHeads, questionLogits, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
+import { calibrated, loadHeads, questionLogits, zeroShotTerm, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
 
 /** Bytes of question-text encodings kept across requests. */
 export const TEXT_CACHE_BYTES = 32 * 1024 * 1024;
@@ -71,6 +71,12 @@ export class TrainedHeadsRunner {
     return hit;
   }
 
+  /** Whether these heads add the zero-shot term (and so need pooled outcome embeddings). */
+  needsOutcomes(spec: TrainedHeadsSpec): boolean {
+    const { mix } = this.heads(spec);
+    return mix.noul > 0 || mix.choice > 0 || mix.score > 0;
+  }
+
   heads(spec: TrainedHeadsSpec): TrainedHeads {
     return loadHeads(spec, this.weightsDir);
   }
@@ -82,6 +88,7 @@ export class TrainedHeadsRunner {
     rendered: readonly (readonly [string, RenderedQuestion])[],
     state: StateEncoding,
     stateIds: readonly number[],
+    outcomeVectors: ReadonlyMap<string, Float32Array> | null = null,
   ): Promise<Map<string, Answer>> {
     const heads = this.heads(spec);
     const inputs = await Promise.all(
@@ -94,7 +101,12 @@ export class TrainedHeadsRunner {
     const stateRep = toRep(state, stateIds);
     const out = new Map<string, Answer>();
     rendered.forEach(([id, r], i) => {
-      const logits = questionLogits(heads.members, stateRep, r.type, inputs[i]!.instr, inputs[i]!.lines);
+      let logits = questionLogits(heads.members, stateRep, r.type, inputs[i]!.instr, inputs[i]!.lines);
+      const w = heads.mix[r.type];
+      if (w > 0 && outcomeVectors) {
+        const zs = zeroShotTerm(r.type, state.pooled, r.outcomes.map((o) => outcomeVectors.get(o)!));
+        logits = logits.map((l, k) => l + w * zs[k]!);
+      }
       out.set(id, answerFromProbabilities(questions[id]!, r, calibrated(heads, r.type, logits)));
     });
     return out;

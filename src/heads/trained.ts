@@ -28,6 +28,8 @@ export interface HeadsManifest {
   members: number;
   params: { name: string; shape: number[]; offset: number }[];
   temperatures: Record<string, number>;
+  /** Weight of the zero-shot term per question type (absent: 0). */
+  mix?: Record<string, number>;
   [extra: string]: unknown;
 }
 
@@ -35,6 +37,8 @@ export interface HeadsManifest {
 export interface TrainedHeads {
   members: Params[];
   temperatures: Record<string, number>;
+  /** Weight of the zero-shot term per question type. */
+  mix: Record<'noul' | 'choice' | 'score', number>;
 }
 
 /** Checks a manifest and its weight bytes against each other; throws with a precise message. */
@@ -54,6 +58,9 @@ export function validateHeads(manifest: HeadsManifest, bytes: Uint8Array): void 
     names.delete(name);
   }
   if (names.size > 0) throw new Error(`heads: unexpected parameters ${[...names].join(', ')}`);
+  for (const [type, w] of Object.entries(manifest.mix ?? {})) {
+    if (!['noul', 'choice', 'score'].includes(type) || typeof w !== 'number' || !Number.isFinite(w) || w < 0 || w > 5) throw new Error(`heads: bad mix weight for ${type} (${String(w)})`);
+  }
   for (const b of BUCKETS) {
     const t = manifest.temperatures[b];
     if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0.05 || t > 20) throw new Error(`heads: temperature for ${b} missing or out of range (${String(t)})`);
@@ -72,7 +79,8 @@ export function headsFromBytes(manifest: HeadsManifest, bytes: Uint8Array): Trai
     const [member, key] = name.split('.') as [string, string];
     members[Number(member.slice(1))]![key] = tf.tensor(floats.slice(offset, offset + size), shape);
   }
-  return { members, temperatures: { ...manifest.temperatures } };
+  const mix = { noul: manifest.mix?.noul ?? 0, choice: manifest.mix?.choice ?? 0, score: manifest.mix?.score ?? 0 };
+  return { members, temperatures: { ...manifest.temperatures }, mix };
 }
 
 const loaded = new Map<string, TrainedHeads>();
@@ -139,4 +147,17 @@ export function logitsOfAligned(params: Params | readonly Params[], question: Ba
 export function calibrated(heads: Pick<TrainedHeads, 'temperatures'>, type: RenderedQuestion['type'], logits: readonly number[]): number[] {
   const t = heads.temperatures[bucketOf(type, logits.length)] ?? 1;
   return softmax(logits.map((l) => l / t));
+}
+
+/**
+ * The zero-shot term of one question: cosine of the pooled state with each pooled outcome text,
+ * over 0.05 (as evalmodel-1.12.0 answers); noul as [yes - no, 0] like the trained logits.
+ */
+export function zeroShotTerm(type: RenderedQuestion['type'], statePooled: Float32Array, outcomeVectors: readonly Float32Array[]): number[] {
+  const cos = outcomeVectors.map((v) => {
+    let d = 0;
+    for (let i = 0; i < v.length; i++) d += v[i]! * statePooled[i]!;
+    return d / 0.05;
+  });
+  return type === 'noul' ? [cos[0]! - cos[1]!, 0] : cos;
 }

@@ -31,7 +31,15 @@ export function cacheDir(): string {
   return process.env.EVALMODEL_CACHE ?? path.join(repoRoot(), '.cache', 'encodings');
 }
 
-export async function prepare(cases: readonly Case[], workers = 2): Promise<EncodingStore> {
+/** Full rendered outcome texts ("instructions + outcome line"), read by the zero-shot term. */
+export function outcomeTextsOf(cases: readonly Case[]): Set<string> {
+  const texts = new Set<string>();
+  for (const c of cases) for (const q of Object.values(c.questions)) for (const o of renderQuestion(q).outcomes) texts.add(o);
+  texts.delete('');
+  return texts;
+}
+
+export async function prepare(cases: readonly Case[], workers = 2, outcomeCases: readonly Case[] = []): Promise<EncodingStore> {
   const dir = cacheDir();
   mkdirSync(dir, { recursive: true });
   // The cache ignores itself, so it never reaches git whatever the root .gitignore says.
@@ -39,7 +47,7 @@ export async function prepare(cases: readonly Case[], workers = 2): Promise<Enco
   if (!existsSync(ignore)) writeFileSync(ignore, '*\n');
   const store = new EncodingStore(dir);
   const tokenizer = createTokenizer(await loadVocabulary());
-  await store.ensure(textsOf(cases), tokenizer, workers);
+  await store.ensure([...textsOf(cases), ...outcomeTextsOf(outcomeCases)], tokenizer, workers);
   return store;
 }
 

@@ -28,16 +28,20 @@ import { dataDir, fileHash, goldIndex, loadCases, repoRoot, rng, shuffled, split
 import type { EncodingStore } from './encode-cache.js';
 import { prepare } from './prepare.js';
 import { registerGradients } from './gradients.js';
+import { mixInto } from './mix.js';
 
-interface Item {
+export interface Item {
   type: 'noul' | 'choice' | 'score';
   instr: Aligned;
   lines: Aligned[];
   gold: number;
   hasCrit: boolean;
+  /** Rendered outcome texts and the state's text (for the zero-shot term, see mix.ts). */
+  outcomes: string[];
+  stateText: string;
 }
 
-interface Example {
+export interface Example {
   id: string;
   items: Item[];
 }
@@ -52,7 +56,8 @@ export function buildExamples(cases: readonly Case[], store: EncodingStore, toke
   };
   return cases.map((c) => {
     const items: Item[] = [];
-    const state = rep(renderState(c.state));
+    const stateText = renderState(c.state);
+    const state = rep(stateText);
     for (const [qid, g] of Object.entries(c.gold)) {
       const q = c.questions[qid]!;
       const gold = goldIndex(q, g);
@@ -60,7 +65,7 @@ export function buildExamples(cases: readonly Case[], store: EncodingStore, toke
       if (gold < 0 || gold >= rendered.keys.length) continue;
       const t = questionTexts(rendered);
       const [instr, ...lines] = alignTexts(state, [rep(t.instructions), ...t.lines.map((l) => rep(l))]);
-      items.push({ type: rendered.type, instr: instr!, lines, gold, hasCrit: rendered.type === 'noul' && lines.some((l) => l.n > 0) });
+      items.push({ type: rendered.type, instr: instr!, lines, gold, hasCrit: rendered.type === 'noul' && lines.some((l) => l.n > 0), outcomes: rendered.outcomes, stateText });
     }
     return { id: c.id, items };
   });
@@ -183,6 +188,13 @@ export function fitTemperatures(preds: readonly { item: Item; logits: number[] }
   return temps;
 }
 
+/** Mean NLL of calibrated predictions. */
+export function meanNll(preds: readonly { item: Item; logits: number[] }[], temps: Record<string, number>): number {
+  let loss = 0;
+  for (const x of preds) loss += -Math.log(Math.max(1e-12, calibrated({ temperatures: temps }, x.item.type, x.logits)[x.item.gold]!));
+  return loss / Math.max(1, preds.length);
+}
+
 /** Accuracy (JevBench rule) and NLL per type and pooled. */
 export function metrics(preds: readonly { item: Item; logits: number[] }[], temps: Record<string, number>): Record<string, { n: number; accuracy: number; nll: number }> {
   const out: Record<string, { n: number; accuracy: number; nll: number }> = {};
@@ -215,7 +227,9 @@ async function main(): Promise<void> {
   const smoothing = 0.03;
   const trainDir = path.join(dataDir(), 'train');
   const cases = loadCases(trainDir);
-  const store = await prepare(cases, Number(process.env.TRAIN_WORKERS ?? 2));
+  // Held-out splits also need their full outcome texts, for the zero-shot term (mix.ts).
+  const heldOutCases = cases.filter((c) => splitOf(c) !== 'train');
+  const store = await prepare(cases, Number(process.env.TRAIN_WORKERS ?? 2), heldOutCases);
   const log = (msg: string) => process.stderr.write(`[train ${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}\n`);
   log(`encodings ready; ${cases.length} cases`);
   await initBackend(process.env.EVALMODEL_TRAIN_BACKEND === 'cpu' ? 'cpu' : 'wasm');
@@ -310,7 +324,10 @@ async function main(): Promise<void> {
     heldOut: { test: testMetrics, calib: calibMetrics },
     trainSeconds: Math.round((Date.now() - started) / 1000),
   };
-  writeFileSync(path.join(outDir, `heads-${version}.json`), JSON.stringify(manifest, null, 2) + '\n');
+  const mixed = mixInto(manifest, trained, calib, test, store, { predictEnsemble, fitTemperatures, metrics, meanNll });
+  log(`zero-shot mix ${JSON.stringify(mixed.mix)}; temperatures ${JSON.stringify(mixed.temperatures)}`);
+  log(`held-out test with mix: ${fmt((mixed.heldOut as { testWithMix: Parameters<typeof fmt>[0] }).testWithMix)}`);
+  writeFileSync(path.join(outDir, `heads-${version}.json`), JSON.stringify(mixed, null, 2) + '\n');
   log(`wrote ${path.join(outDir, weightsFile)} (${bytes.byteLength} bytes) and its manifest`);
 }
 

@@ -1,0 +1,108 @@
+/**
+ * Final training step: mixes the zero-shot term (cosine of the pooled state with each pooled
+ * "instructions + outcome" text, divided by 0.05, as evalmodel-1.12.0 answers) into the trained
+ * logits with one weight per question type, and refits the temperatures. Weights and
+ * temperatures are chosen by NLL on the held-out calibration split only. It runs at the end
+ * of `npm run train`, and on its own it updates an existing heads manifest:
+ * `node dist/src/training/mix.js [weights/heads-1.13.0.json]`.
+ * @module
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { initBackend } from '../encoder/backend.js';
+import { headsFromBytes, type HeadsManifest } from '../heads/trained.js';
+import { createTokenizer, loadVocabulary } from '../tokenizer/index.js';
+import { dataDir, loadCases, repoRoot, splitOf } from './data.js';
+import type { EncodingStore } from './encode-cache.js';
+import { prepare } from './prepare.js';
+import type { Params } from '../heads/late.js';
+
+/** Zero-shot logits of an item's outcomes (noul: [yes - no, 0], as the trained noul logits). */
+export function zeroShotLogits(store: EncodingStore, type: string, stateText: string, outcomes: readonly string[]): number[] {
+  const s = store.get(stateText).pooled;
+  const cos = outcomes.map((o) => {
+    const v = store.get(o).pooled;
+    let d = 0;
+    for (let i = 0; i < v.length; i++) d += v[i]! * s[i]!;
+    return d / 0.05;
+  });
+  return type === 'noul' ? [cos[0]! - cos[1]!, 0] : cos;
+}
+
+type Pred = { item: { type: 'noul' | 'choice' | 'score'; gold: number }; logits: number[] };
+
+/** Chooses the mixing weight per type (grid) with temperatures refitted; returns both. */
+export function fitMix(
+  trained: readonly Pred[],
+  zeroShot: readonly number[][],
+  fitTemperatures: (preds: Pred[]) => Record<string, number>,
+  nllOf: (preds: Pred[], temps: Record<string, number>) => number,
+): { mix: Record<string, number>; temperatures: Record<string, number>; preds: Pred[] } {
+  const grid = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1];
+  const mix: Record<string, number> = {};
+  const combine = (w: Record<string, number>) =>
+    trained.map((p, i) => ({ item: p.item, logits: p.logits.map((l, k) => l + (w[p.item.type] ?? 0) * zeroShot[i]![k]!) }));
+  for (const type of ['noul', 'choice', 'score'] as const) {
+    let best = 0;
+    let bestLoss = Infinity;
+    for (const w of grid) {
+      const preds = combine({ [type]: w }).filter((p) => p.item.type === type);
+      const loss = nllOf(preds, fitTemperatures(preds));
+      if (loss < bestLoss - 1e-9) {
+        bestLoss = loss;
+        best = w;
+      }
+    }
+    mix[type] = best;
+  }
+  const preds = combine(mix);
+  return { mix, temperatures: fitTemperatures(preds), preds };
+}
+
+async function main(): Promise<void> {
+  const manifestFile = path.resolve(process.argv[2] ?? path.join(repoRoot(), 'weights', 'heads-1.13.0.json'));
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as HeadsManifest;
+  await initBackend('wasm');
+  const heads = headsFromBytes(manifest, readFileSync(path.resolve(path.dirname(manifestFile), manifest.weights)));
+  const { buildExamples, predictEnsemble, fitTemperatures, metrics, meanNll } = await import('./train.js');
+  const cases = loadCases(path.join(dataDir(), 'train'));
+  const calibCases = cases.filter((c) => splitOf(c) === 'calib');
+  const testCases = cases.filter((c) => splitOf(c) === 'test');
+  const store = await prepare(cases, Number(process.env.TRAIN_WORKERS ?? 2), [...calibCases, ...testCases]);
+  const tokenizer = createTokenizer(await loadVocabulary());
+  const result = mixInto(manifest, heads.members, buildExamples(calibCases, store, tokenizer), buildExamples(testCases, store, tokenizer), store, {
+    predictEnsemble,
+    fitTemperatures,
+    metrics,
+    meanNll,
+  });
+  writeFileSync(manifestFile, JSON.stringify(result, null, 2) + '\n');
+  process.stderr.write(`[mix] ${JSON.stringify(result.mix)} temperatures ${JSON.stringify(result.temperatures)}\n[mix] held-out test ${JSON.stringify(result.heldOut)}\n`);
+}
+
+/** Adds `mix`, refitted temperatures and held-out metrics to a heads manifest. */
+export function mixInto(
+  manifest: HeadsManifest,
+  members: readonly Params[],
+  calib: Parameters<typeof import('./train.js').predictEnsemble>[1],
+  test: Parameters<typeof import('./train.js').predictEnsemble>[1],
+  store: EncodingStore,
+  fns: Pick<typeof import('./train.js'), 'predictEnsemble' | 'fitTemperatures' | 'metrics' | 'meanNll'>,
+): HeadsManifest {
+  const zs = (preds: ReturnType<typeof fns.predictEnsemble>) => preds.map((p) => zeroShotLogits(store, p.item.type, p.item.stateText, p.item.outcomes));
+  const calibPreds = fns.predictEnsemble(members, calib);
+  const { mix, temperatures } = fitMix(calibPreds, zs(calibPreds), (p) => fns.fitTemperatures(p as never), (p, t) => fns.meanNll(p as never, t));
+  const testPreds = fns.predictEnsemble(members, test);
+  const testZs = zs(testPreds);
+  const mixed = testPreds.map((p, i) => ({ item: p.item, logits: p.logits.map((l, k) => l + (mix[p.item.type] ?? 0) * testZs[i]![k]!) }));
+  return {
+    ...manifest,
+    mix,
+    temperatures,
+    heldOut: { ...(manifest.heldOut as object), testWithMix: fns.metrics(mixed, temperatures) },
+  };
+}
+
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
+  await main();
+}
