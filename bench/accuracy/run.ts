@@ -8,15 +8,18 @@
  *        [--split test|calib|train] [--no-consistency] [--perms 5] [--json out.json]
  *   node dist/bench/accuracy/run.js --compare a.json b.json
  *
+ * Without inputs it runs the shared data's jevbench-sample (EVALMODEL_DATA or ../shared/data).
+ *
  * `--split` keeps only that part of the seeded split of the training corpus (see
  * src/training/data.ts). `--limit N` keeps a seeded sample of N cases (in file order).
  * @module
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { createEngine, type Engine } from '../../src/index.js';
-import { goldIndex, loadCases, rng, shuffled, splitOf, type Case, type SplitName } from '../../src/training/data.js';
+import { dataDir, goldIndex, loadCases, rng, shuffled, splitOf, type Case, type SplitName } from '../../src/training/data.js';
 import type { Answer, Question, Questions } from '../../src/types.js';
 import { percentile, summarise, type Scored, type Summary } from './metrics.js';
 
@@ -230,7 +233,16 @@ async function main(): Promise<void> {
     console.log(formatCompare(a, b));
     return;
   }
-  if (positionals.length === 0) throw new Error('usage: run.js <cases file or folder>... [--limit N] [--split test] [--json out.json] [--no-consistency] | --compare a.json b.json');
+  if (positionals.length === 0) {
+    // Default: the public benchmark sample, when the shared data is there.
+    const sample = path.join(dataDir(), 'jevbench-sample');
+    if (!existsSync(sample)) {
+      console.error(`usage: run.js <cases file or folder>... [--limit N] [--split test] [--json out.json] [--no-consistency] | --compare a.json b.json\n(no shared data at ${dataDir()}; set EVALMODEL_DATA)`);
+      process.exitCode = 2;
+      return;
+    }
+    positionals.push(sample);
+  }
   let cases = positionals.flatMap((p) => loadCases(p));
   if (values.split) cases = cases.filter((c) => splitOf(c) === (values.split as SplitName));
   if (values.limit) {
