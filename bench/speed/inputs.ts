@@ -6,18 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Questions, State } from '../../src/index.js';
+import { rng } from '../../src/training/data.js';
 
-/** mulberry32: a tiny seeded PRNG. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng };
 
 const WORDS = (
   'the a customer order parcel arrived late broken refund invoice payment account team support ' +
