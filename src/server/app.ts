@@ -11,8 +11,7 @@
  * patched.
  * @module
  */
-import { randomBytes } from 'node:crypto';
-import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Engine } from '../engine/contract.js';
 import { EngineClosedError, RequestValidationError, UnknownModelError } from '../errors.js';
@@ -25,6 +24,9 @@ import { openApiDocument } from './openapi.js';
 import type { ResolvedOptions } from './options.js';
 import type { RateLimiter } from './rate-limit.js';
 import { QueueFullError, WorkQueue } from './queue.js';
+import { answerClientError, linger, newRequestId } from './connection.js';
+
+export { newRequestId };
 
 /** Per-request bookkeeping, for the access log. */
 interface RequestContext {
@@ -38,20 +40,12 @@ interface RequestContext {
   error?: string;
 }
 
-/** Longest we keep reading (and dropping) a request body we already answered, in ms and bytes. */
-const LINGER_MS = 2_000;
-const LINGER_BYTES = 16 * 1024 * 1024;
-
 const ROUTES: Record<string, string> = {
   '/v1/systemone': 'POST',
   '/v1/models': 'GET',
   '/openapi.json': 'GET',
 };
 
-/** A new request id: `req_` and 32 lowercase hex digits. */
-export function newRequestId(): string {
-  return `req_${randomBytes(16).toString('hex')}`;
-}
 
 function isJsonMediaType(value: string): boolean {
   const type = value.split(';')[0]!.trim().toLowerCase();
@@ -110,7 +104,9 @@ export class HttpApp {
         void this.handle(req, res);
       },
     );
-    this.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.onClientError(error, socket));
+    this.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+      answerClientError(error, socket, this.deps.options.requestIdHeaders, this.deps.log),
+    );
   }
 
   /** Requests whose handling started and whose response has not closed. */
@@ -344,7 +340,7 @@ export class HttpApp {
 
   private finished(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): void {
     // A body we answered without reading: read and drop it for a while, then cut the connection.
-    if (!req.complete && !req.socket.destroyed) this.linger(req);
+    if (!req.complete && !req.socket.destroyed) linger(req);
     this.inFlight--;
     if (this.inFlight === 0 && this.drainWaiters.length > 0) {
       const waiters = this.drainWaiters;
@@ -369,63 +365,6 @@ export class HttpApp {
       ...(aborted ? { aborted: true } : {}),
       ...(ctx.error ? { error: ctx.error } : {}),
     });
-  }
-
-  private linger(req: IncomingMessage): void {
-    let dropped = 0;
-    const cut = (): void => {
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.socket.destroy();
-    };
-    const onData = (chunk: Buffer): void => {
-      dropped += chunk.length;
-      if (dropped > LINGER_BYTES) cut();
-    };
-    const timer = setTimeout(cut, LINGER_MS);
-    timer.unref();
-    req.on('data', onData);
-    req.once('end', () => {
-      clearTimeout(timer);
-      req.off('data', onData);
-    });
-    req.resume();
-  }
-
-  /** Answers malformed HTTP, header overflow and header timeouts with a JSON body. */
-  private onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-    const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
-      socket.destroy();
-      return;
-    }
-    const id = newRequestId();
-    const [status, http] =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, new HttpError(431, 'request_too_large_error', 'headers_too_large', 'The request headers are too large.')]
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, new HttpError(408, 'request_timeout_error', 'headers_timeout', 'The request was not received in time.')]
-          : [400, new HttpError(400, 'invalid_request_error', 'malformed_http', 'The request is not valid HTTP/1.1.')];
-    const body = JSON.stringify(http.body(id));
-    const ids = this.deps.options.requestIdHeaders.map((h) => `${h}: ${id}\r\n`).join('');
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n${ids}\r\n${body}`,
-    );
-    if (this.deps.log) {
-      logLine(this.deps.log, {
-        time: new Date().toISOString(),
-        level: 'warn',
-        msg: 'request',
-        id,
-        method: null,
-        path: null,
-        status,
-        latency_ms: 0,
-        input_tokens: null,
-        bytes_in: 0,
-        code: http.code,
-      });
-    }
   }
 }
 
