@@ -8,11 +8,9 @@
  * with Node 20, and so the installed package gains no dependency and starts fast.
  * @module
  */
-import { fileURLToPath } from 'node:url';
-import { realpathSync } from 'node:fs';
 import { CliError, EXIT, UsageError } from './errors.js';
 import type { CliIO } from './io.js';
-import { packageVersion } from './paths.js';
+import { isEntryPoint, packageVersion } from './paths.js';
 import * as ask from './commands/ask.js';
 import * as bench from './commands/bench.js';
 import * as models from './commands/models.js';
@@ -104,18 +102,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-/** True when this module is the script node was started with (also through the npm bin link). */
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (!script) return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   const code = await main(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -2,7 +2,7 @@
  * Where the evalmodel package lives, from both src/cli (tests) and dist/src/cli (installed).
  * @module
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,4 +27,18 @@ export function packageRoot(): string {
 /** The package's version, from its package.json. */
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * True when the module at `moduleUrl` is the script node was started with, also when started
+ * through the npm bin link (hence the realpath on both sides).
+ */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(moduleUrl));
+  } catch {
+    return false;
+  }
 }

@@ -8,10 +8,9 @@
  * SIGTERM or SIGINT drains in-flight requests and exits 0; a second signal exits at once.
  * @module
  */
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { installSignalHandlers, serve, silentSink, type ServeOptions, type ServerHandle } from '../server/index.js';
 import type { BackendName } from '../engine/contract.js';
+import { isEntryPoint } from './paths.js';
 
 export const SERVE_USAGE = `Usage: evalmodel serve [options]
 
@@ -148,17 +147,7 @@ export async function serveCommand(argv: readonly string[] = process.argv.slice(
   return handle;
 }
 
-function isMain(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
+if (isEntryPoint(import.meta.url)) {
   serveCommand().catch((error: unknown) => {
     process.stderr.write(`evalmodel serve: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
