@@ -15,7 +15,8 @@ import type { Answer, Question } from '../types.js';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
 import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
-import { calibrated, loadHeads, questionLogits, zeroShotTerm, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
+import { requestLogits } from './request-logits.js';
+import { calibrated, loadHeads, zeroShotTerm, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
 
 /** Bytes of question-text encodings kept across requests. */
 export const TEXT_CACHE_BYTES = 32 * 1024 * 1024;
@@ -94,14 +95,15 @@ export class TrainedHeadsRunner {
     const inputs = await Promise.all(
       rendered.map(async ([, r]) => {
         const t = questionTexts(r);
-        const [instr, ...lines] = await Promise.all([this.encode(t.instructions), ...t.lines.map((l) => this.encode(l))]);
-        return { instr: instr!, lines };
+        const [instructions, ...lines] = await Promise.all([this.encode(t.instructions), ...t.lines.map((l) => this.encode(l))]);
+        return { type: r.type, instructions: instructions!, lines };
       }),
     );
-    const stateRep = toRep(state, stateIds);
+    // All questions in one batch (see request-logits.ts): same logits as one by one.
+    const raw = requestLogits(heads.members, toRep(state, stateIds), inputs);
     const out = new Map<string, Answer>();
     rendered.forEach(([id, r], i) => {
-      let logits = questionLogits(heads.members, stateRep, r.type, inputs[i]!.instr, inputs[i]!.lines);
+      let logits = raw[i]!;
       const w = heads.mix[r.type];
       if (w > 0 && outcomeVectors) {
         const zs = zeroShotTerm(r.type, state.pooled, r.outcomes.map((o) => outcomeVectors.get(o)!));
