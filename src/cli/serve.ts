@@ -1,13 +1,14 @@
 /**
  * `evalmodel serve`: starts the HTTP server from flags and environment variables.
  *
- *   evalmodel serve [--host 127.0.0.1] [--port 8000] [--keys-file FILE] [--open] ...
+ *   evalmodel serve [--host 127.0.0.1] [--port 8000] [--keys-file FILE] [--open] [--workers N] ...
  *
  * Also runnable directly: `node dist/src/cli/serve.js --port 0`. Prints one line
  * `evalmodel listening on <url>` to stdout once it listens; the access log goes to stderr.
  * SIGTERM or SIGINT drains in-flight requests and exits 0; a second signal exits at once.
  * @module
  */
+import os from 'node:os';
 import { installSignalHandlers, serve, silentSink, type ServeOptions, type ServerHandle } from '../server/index.js';
 import type { BackendName } from '../engine/contract.js';
 import { isEntryPoint } from './paths.js';
@@ -30,6 +31,8 @@ Options (environment variable in brackets):
   --request-id-headers A,B  response headers carrying the request id
                             (default x-service-request-id,x-typesafe-request-id)
   --backend NAME            tensorflow, wasm or cpu [EVALMODEL_BACKEND]
+  --workers N               engine worker threads, one core each; 1 = one engine in the
+                            server's own thread [EVALMODEL_WORKERS] (default: the number of cores)
   --quiet                   no access log
   -h, --help                this text`;
 
@@ -73,6 +76,7 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
     '--shutdown-grace-ms',
     '--request-id-headers',
     '--backend',
+    '--workers',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`Unknown option '${name}'\n\n${SERVE_USAGE}`);
   const pick = (flag: string, envName?: string): string | undefined => flags.get(flag) ?? (envName ? env[envName]?.trim() || undefined : undefined);
@@ -120,6 +124,10 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
     if (!['tensorflow', 'wasm', 'cpu'].includes(backend)) throw new Error(`--backend must be tensorflow, wasm or cpu, got '${backend}'`);
     options.engineConfig = { backend: backend as BackendName };
   }
+  // One engine per core by default: tfjs' wasm backend computes on one thread.
+  const workers = num('--workers', 'EVALMODEL_WORKERS') ?? os.availableParallelism();
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers expects an integer >= 1, got '${workers}'`);
+  options.workers = workers;
   if (booleans.has('--quiet')) options.log = silentSink;
   return { help: false, options };
 }

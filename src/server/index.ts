@@ -10,7 +10,7 @@
  * @module
  */
 import type { Server } from 'node:http';
-import type { Engine } from '../engine/contract.js';
+import type { Engine, EngineConfig } from '../engine/contract.js';
 import { stderrSink } from './access-log.js';
 import { HttpApp } from './app.js';
 import { KEYS_ENV, KeyRing, isLoopbackHost, keysFromEnv, readKeysFile, type KeySpec } from './keys.js';
@@ -62,6 +62,15 @@ export interface ServerHandle {
 }
 
 /** Collects the configured keys: `keys` and `keysFile`, or else `EVALMODEL_API_KEYS`. */
+/**
+ * The engine `serve` creates and closes: in this process for one worker, else a pool of
+ * worker threads (loaded lazily, so that importing the server loads no model).
+ */
+async function createOwnEngine(config: EngineConfig | undefined, workers: number): Promise<Engine> {
+  if (workers <= 1) return (await import('../engine/engine.js')).createEngine(config);
+  return (await import('../engine/pool.js')).createEnginePool({ ...config, workers });
+}
+
 function collectKeys(options: ServeOptions): KeySpec[] {
   const specs: KeySpec[] = [];
   for (const k of options.keys ?? []) specs.push(typeof k === 'string' ? { key: k } : k);
@@ -85,7 +94,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServerHandle> {
   }
   const log = options.log === false ? null : (options.log ?? stderrSink);
   const ownsEngine = options.engine === undefined;
-  const engine = options.engine ?? (await (await import('../engine/engine.js')).createEngine(options.engineConfig));
+  const engine = options.engine ?? (await createOwnEngine(options.engineConfig, resolved.workers));
   const store: RateLimitStore = options.rateLimitStore ?? new MemoryRateLimitStore();
   const limiter = new RateLimiter(resolved.rateLimits, store);
   const app = new HttpApp({ engine, keys, limiter, options: resolved, log });

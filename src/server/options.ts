@@ -18,6 +18,13 @@ export interface ServeOptions {
   /** Options of the engine created when `engine` is absent. */
   engineConfig?: EngineConfig;
   /**
+   * Engines created when `engine` is absent: 1 runs one engine in this process (one core);
+   * more start `createEnginePool` with that many worker threads, one engine and one core
+   * each, and leave this thread to HTTP. Default 1. With more workers than `concurrency`,
+   * the extra workers only help a request split its state (see docs/performance.md).
+   */
+  workers?: number;
+  /**
    * API keys, as strings or `{key, models}` (scoped). When both `keys` and `keysFile` are
    * absent, keys come from `env.EVALMODEL_API_KEYS` (comma-separated).
    */
@@ -35,7 +42,7 @@ export interface ServeOptions {
   rateLimits?: Partial<RateLimits>;
   /** Where bucket states live. Default: in this process. */
   rateLimitStore?: RateLimitStore;
-  /** Evaluations running at once. Default 2. */
+  /** Evaluations running at once. Default 2, or `workers` when that is more. */
   concurrency?: number;
   /** Evaluations waiting beyond `concurrency` before new ones get 529. Default 16. */
   maxQueued?: number;
@@ -68,6 +75,7 @@ export interface ResolvedOptions {
   keepAliveTimeoutMs: number;
   shutdownGraceMs: number;
   requestIdHeaders: string[];
+  workers: number;
 }
 
 export const DEFAULTS = {
@@ -81,6 +89,7 @@ export const DEFAULTS = {
   keepAliveTimeoutMs: 5_000,
   shutdownGraceMs: 30_000,
   requestIdHeaders: ['x-service-request-id', 'x-typesafe-request-id'],
+  workers: 1,
 } as const;
 
 function integer(name: string, value: number | undefined, fallback: number, min: number): number {
@@ -101,6 +110,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 /** Applies defaults and checks ranges; throws RangeError naming the bad option. */
 export function resolveOptions(options: ServeOptions): ResolvedOptions {
+  const workers = integer('workers', options.workers, DEFAULTS.workers, 1);
   const requestIdHeaders = [...(options.requestIdHeaders ?? DEFAULTS.requestIdHeaders)].map((h) => h.toLowerCase());
   for (const h of requestIdHeaders) if (!HEADER_NAME.test(h)) throw new RangeError(`requestIdHeaders: '${h}' is not a header name`);
   return {
@@ -110,7 +120,8 @@ export function resolveOptions(options: ServeOptions): ResolvedOptions {
       requestsPerMinute: limit('rateLimits.requestsPerMinute', options.rateLimits?.requestsPerMinute, 1200),
       inputTokensPerSecond: limit('rateLimits.inputTokensPerSecond', options.rateLimits?.inputTokensPerSecond, 250_000),
     },
-    concurrency: integer('concurrency', options.concurrency, DEFAULTS.concurrency, 1),
+    // Fewer evaluations at once than engines would leave workers idle under load.
+    concurrency: integer('concurrency', options.concurrency, Math.max(DEFAULTS.concurrency, workers), 1),
     maxQueued: integer('maxQueued', options.maxQueued, DEFAULTS.maxQueued, 0),
     maxBodyBytes: integer('maxBodyBytes', options.maxBodyBytes, DEFAULTS.maxBodyBytes, 1),
     bodyTimeoutMs: integer('bodyTimeoutMs', options.bodyTimeoutMs, DEFAULTS.bodyTimeoutMs, 1),
@@ -118,5 +129,6 @@ export function resolveOptions(options: ServeOptions): ResolvedOptions {
     keepAliveTimeoutMs: integer('keepAliveTimeoutMs', options.keepAliveTimeoutMs, DEFAULTS.keepAliveTimeoutMs, 1),
     shutdownGraceMs: integer('shutdownGraceMs', options.shutdownGraceMs, DEFAULTS.shutdownGraceMs, 0),
     requestIdHeaders,
+    workers,
   };
 }
