@@ -2,6 +2,9 @@
  * `npm run bench:speed`: latency and throughput of the engine on the embedded default model.
  *
  *   node dist/bench/speed/main.js [--quick] [--json FILE] [--only GROUP,...] [--workers N] [--model ID]
+ *
+ * Groups: state, questions, options, cache, jevbench, jevbench-pool (not in the default run:
+ * one request at a time through a pool, whose workers split a state's windows), throughput.
  *   node dist/bench/speed/main.js --compare BEFORE.json AFTER.json
  *
  * Every case warms up first and reports the median (and p90, min) of several requests; a
@@ -29,6 +32,7 @@ import {
   withNonce,
   type BenchCase,
 } from './inputs.js';
+import { jevbenchGroup, jevbenchTargets, warmRubrics } from './jevbench.js';
 import {
   compareReports,
   formatReport,
@@ -69,7 +73,8 @@ const quick = args.quick ?? false;
 /** Model of every request (default: the engine's default model). */
 const model = args.model;
 const only = args.only ? new Set(args.only.split(',')) : null;
-const wanted = (group: string) => !only || only.has(group);
+// jevbench-pool only when asked for: its figures need both cores free of other work.
+const wanted = (group: string) => (only ? only.has(group) : group !== 'jevbench-pool');
 const scale = (n: number) => (quick ? Math.max(3, Math.ceil(n / 3)) : n);
 
 type PoolFactory = (config: EngineConfig & { workers?: number }) => Promise<Engine>;
@@ -344,29 +349,21 @@ async function main(): Promise<void> {
 
   if (wanted('jevbench') && cases.length > 0) {
     console.error(`jevbench sample (${cases.length} cases, one request each):`);
-    for (const [mode, label] of [
-      ['cold', 'cold: new state, new questions'],
-      ['new-state', 'new state, known rubric'],
-      ['hit', 'repeated request (cache hit)'],
-    ] as const) {
-      const runs = [];
-      const pass = fresh();
-      for (const c of quick ? cases.filter((_, i) => i % 3 === 0) : cases) {
-        const req =
-          mode === 'cold'
-            ? { state: withNonce(c.state, pass), questions: questionsWithNonce(c.questions, pass) }
-            : mode === 'new-state'
-              ? { state: withNonce(c.state, pass), questions: c.questions }
-              : { state: c.state, questions: c.questions };
-        if (mode !== 'cold') await engine.evaluate(mode === 'hit' ? req.state : withNonce(c.state, -pass), req.questions, model);
-        runs.push(await timed(engine, req));
-      }
-      results.push(summarise(`jevbench-${mode}`, 'jevbench', label, runs));
-    }
-    for (const mode of ['cold', 'new-state', 'hit']) {
-      const r = find(`jevbench-${mode}`)!;
-      targets.push({ target: `jevbench-sample p50 < 50 ms (${r.label})`, measured: `${r.medianMs.toFixed(1)} ms (p90 ${r.p90Ms.toFixed(1)})`, met: r.medianMs < 50 });
-    }
+    const sample = quick ? cases.filter((_, i) => i % 3 === 0) : cases;
+    results.push(...(await jevbenchGroup(engine, 'jevbench', sample, { timed, summarise, fresh, model })));
+    targets.push(...jevbenchTargets(results, 'jevbench', ''));
+    sampleRss();
+  }
+
+  if (wanted('jevbench-pool') && cases.length > 0 && createEnginePool) {
+    const workers = Number(args.workers);
+    console.error(`jevbench sample on a pool of ${workers} workers (one request at a time):`);
+    const pool = await createEnginePool({ workers });
+    await warmRubrics(pool, cases, fresh, model);
+    const sample = quick ? cases.filter((_, i) => i % 3 === 0) : cases;
+    results.push(...(await jevbenchGroup(pool, 'jevbench-pool', sample, { timed, summarise, fresh, model })));
+    await pool.close();
+    targets.push(...jevbenchTargets(results, 'jevbench-pool', `pool of ${workers}, `));
     sampleRss();
   }
 

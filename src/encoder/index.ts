@@ -9,11 +9,13 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, type BackendReport } from './backend.js';
 import { TransformerEncoder } from './transformer.js';
 import { collectTensors, ENCODER_SHAPE, loadEncoderWeights, type EncoderWeights } from './weights.js';
+import { splitWindows, type WindowHelper, type WindowResults } from './split.js';
 import { passFlops, recordEncoderWork, recordFlops } from './work.js';
 import type { BackendName } from '../engine/contract.js';
 
 export { ENCODER_SHAPE } from './weights.js';
 export { readEncoderWork, type EncoderWork } from './work.js';
+export type { WindowHelper, WindowResults } from './split.js';
 
 /** Counts one pass over `windows`, each encoded on its own (no padding). */
 function record(weights: EncoderWeights, windows: readonly (readonly number[])[], keepStates: boolean): void {
@@ -39,6 +41,13 @@ function concatFloat32(parts: readonly Float32Array[]): Float32Array {
     offset += p.length;
   }
   return out;
+}
+
+/** Like concatFloat32, but never a view into a larger buffer (cached encodings must not pin one). */
+function ownedConcat(parts: readonly Float32Array[]): Float32Array {
+  const one = parts.length === 1 ? parts[0]! : null;
+  if (one && one.byteOffset === 0 && one.byteLength === one.buffer.byteLength) return one;
+  return concatFloat32(parts.length === 1 ? [parts[0]!.slice()] : parts);
 }
 
 /**
@@ -158,33 +167,102 @@ export class Encoder {
 
   private readonly pending: PendingState[] = [];
 
+  /**
+   * Another engine's encoder that may take windows of a pass when it is idle (engine pools
+   * set it; see split.ts). Results are the same whichever thread encodes a window.
+   */
+  helper: WindowHelper | null = null;
+
   /** Encodes every queued state, yielding to the event loop every TOKENS_PER_SLICE tokens. */
   private async flush(): Promise<void> {
     const batch = this.pending.splice(0);
     try {
       const hidden = ENCODER_SHAPE.hiddenDim;
-      const sums: Float32Array[] = [];
-      const states: Float32Array[] = [];
-      const slicer = new Slicer();
-      for (const p of batch) {
-        const rows: Float32Array[] = [];
-        await slicer.each(p.windows, (run) => {
-          record(this.weights, run, p.keepStates);
-          const pass = this.encodeRun(run, p.keepStates);
-          sums.push(pass.sums);
-          if (pass.states) rows.push(pass.states);
+      const windows = batch.flatMap((p) => p.windows);
+      // Per window (in batch order): its sums row and its token states.
+      const sums: Float32Array[] = new Array<Float32Array>(windows.length);
+      const states: (Float32Array | null)[] = new Array<Float32Array | null>(windows.length).fill(null);
+      const keep = (g: number) => batch[ownerOf[g]!]!.keepStates;
+      const ownerOf = batch.flatMap((p, i) => p.windows.map(() => i));
+      const store = (indices: readonly number[], result: WindowResults) => {
+        let row = 0;
+        indices.forEach((g, r) => {
+          sums[g] = result.sums.subarray(r * hidden, (r + 1) * hidden);
+          const n = windows[g]!.length;
+          if (result.states) states[g] = result.states.subarray(row * hidden, (row + n) * hidden);
+          row += n;
         });
-        states.push(p.keepStates ? concatFloat32(rows) : new Float32Array(0));
+      };
+      // Windows for an idle helper (one keepStates kind per hand-off), started before ours.
+      const sameKind = batch.every((p) => p.keepStates === batch[0]!.keepStates);
+      const plan = this.helper && sameKind && this.helper.available() ? splitWindows(windows.map((w) => w.length)) : null;
+      const sent = plan ? windows.flatMap((_, g) => (plan[g] ? [g] : [])) : [];
+      const away = plan ? this.helper!.encode(sent.map((g) => windows[g]!), batch[0]!.keepStates).catch(() => null) : null;
+      const slicer = new Slicer();
+      let first = 0;
+      for (const p of batch) {
+        const here = p.windows.map((_, j) => first + j).filter((g) => !plan?.[g]);
+        await this.encodeHere(slicer, here, windows, p.keepStates, store);
+        first += p.windows.length;
       }
+      if (away) {
+        const result = await away;
+        // A helper that failed (its thread ended) leaves its windows to us.
+        if (result) store(sent, result);
+        else await this.encodeHere(new Slicer(), sent, windows, keep(sent[0]!), store);
+      }
+      let g = 0;
+      const tokenStates = batch.map((p) => {
+        const rows = p.windows.map(() => states[g++]).filter((x): x is Float32Array => x !== null);
+        return p.keepStates ? ownedConcat(rows) : new Float32Array(0);
+      });
       const pooled = this.poolTexts(concatFloat32(sums), batch.map((p) => p.windows.map((w) => w.length)));
       batch.forEach((p, i) => {
-        const tokenStates = states[i]!;
-        if (p.keepStates && tokenStates.length !== p.ids.length * hidden) throw new Error('encoder: token states out of step');
-        p.resolve({ tokenCount: p.ids.length, windows: p.windows.length, pooled: pooled[i]!, tokenStates });
+        const own = tokenStates[i]!;
+        if (p.keepStates && own.length !== p.ids.length * hidden) throw new Error('encoder: token states out of step');
+        p.resolve({ tokenCount: p.ids.length, windows: p.windows.length, pooled: pooled[i]!, tokenStates: own });
       });
     } catch (error) {
       for (const p of batch) p.reject(error);
     }
+  }
+
+  /** Encodes the windows `indices` of `windows` on this thread, in slices, and stores each result. */
+  private async encodeHere(
+    slicer: Slicer,
+    indices: readonly number[],
+    windows: readonly number[][],
+    keepStates: boolean,
+    store: (indices: readonly number[], result: WindowResults) => void,
+  ): Promise<void> {
+    let done = 0;
+    await slicer.each(
+      indices.map((g) => windows[g]!),
+      (run) => {
+        record(this.weights, run, keepStates);
+        store(indices.slice(done, done + run.length), this.encodeRun(run, keepStates));
+        done += run.length;
+      },
+    );
+  }
+
+  /**
+   * Encodes windows for another engine's encoder (the helper side of split.ts): each window
+   * on its own, sums and token states in input order.
+   */
+  async encodeWindows(windows: readonly (readonly number[])[], keepStates: boolean): Promise<WindowResults> {
+    const sums: Float32Array[] = [];
+    const states: Float32Array[] = [];
+    await new Slicer().each(
+      windows.map((w) => [...w]),
+      (run) => {
+        record(this.weights, run, keepStates);
+        const pass = this.encodeRun(run, keepStates);
+        sums.push(pass.sums);
+        if (pass.states) states.push(pass.states);
+      },
+    );
+    return { sums: concatFloat32(sums), states: keepStates ? concatFloat32(states) : null };
   }
 
   /**

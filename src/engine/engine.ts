@@ -155,6 +155,15 @@ class PipelineEngine implements Engine {
  * const res = await engine.evaluate('The parcel arrived broken.', { q: { type: 'noul', instructions: 'Is the customer unhappy?' } });
  */
 export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
+  return (await createEngineWithEncoder(config)).engine;
+}
+
+/**
+ * An engine and its encoder, for an engine pool's worker: the encoder takes windows from, and
+ * hands windows to, the other workers' encoders (see encoder/split.ts).
+ * @internal
+ */
+export async function createEngineWithEncoder(config: EngineConfig = {}): Promise<{ engine: Engine; encoder: Encoder }> {
   const full: Required<EngineConfig> = {
     defaultModel: config.defaultModel ?? 'evalmodel-latest',
     backend: config.backend ?? (undefined as unknown as Required<EngineConfig>['backend']),
@@ -166,7 +175,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     Encoder.load(config.backend ? { backend: config.backend } : {}),
     loadVocabulary().then(createTokenizer),
   ]);
-  return new PipelineEngine(encoder, tokenizer, registry, full);
+  return { engine: new PipelineEngine(encoder, tokenizer, registry, full), encoder };
 }
 
 export type { Questions, State };

@@ -8,12 +8,17 @@
  * to the same worker, so its cached encoding is found again, unless that worker is busier than
  * another by more than one request. Answers are the single engine's: every worker runs the
  * same code on the same weights, and the encoder's results do not depend on batching.
+ *
+ * One request can use more than one core: a worker whose encoder pass has several windows
+ * (a long state) hands some of them to an idle peer over a direct MessagePort and encodes the
+ * rest meanwhile (see peers.ts and encoder/split.ts); under load no worker is idle and each
+ * request stays on its own worker.
  * @module
  */
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { flattenWhitespace } from '../canonical/index.js';
 import { weightsPackageDir, type ModelJson } from '../encoder/weights.js';
 import { EngineClosedError, RequestValidationError, UnknownModelError } from '../errors.js';
@@ -23,6 +28,7 @@ import type { ModelMetadataList, SystemOneResponse, ValidationError } from '../t
 import { validateRequest } from '../validation/index.js';
 import { splitEvaluateArguments } from './arguments.js';
 import type { Engine, EngineConfig, EngineStats, EvaluateOptions } from './contract.js';
+import type { PeerInit } from './peers.js';
 import type { FromWorker, SerializedError, ToWorker, WorkerInit } from './worker.js';
 
 /** Options of `createEnginePool`: an engine's options, plus the pool's own. */
@@ -247,7 +253,8 @@ class EnginePool implements Engine {
 
 function startWorker(init: WorkerInit, execArgv: string[] | undefined): Promise<PoolWorker> {
   const script = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-  const thread = new Worker(script, { workerData: init, ...(execArgv ? { execArgv } : {}) });
+  const transferList = init.peers?.ports.map((p) => p.port) ?? [];
+  const thread = new Worker(script, { workerData: init, transferList, ...(execArgv ? { execArgv } : {}) });
   return new Promise((resolve, reject) => {
     const onMessage = (message: FromWorker) => {
       if (message.type === 'ready') {
@@ -265,6 +272,24 @@ function startWorker(init: WorkerInit, execArgv: string[] | undefined): Promise<
 }
 
 /**
+ * A port between every two workers and one shared busy counter per worker, so that an idle
+ * worker can encode some of a busy one's windows (see peers.ts); null for a single worker.
+ */
+function connectWorkers(count: number): PeerInit[] | null {
+  if (count < 2) return null;
+  const busy = new SharedArrayBuffer(4 * count);
+  const peers: PeerInit[] = Array.from({ length: count }, (_, index) => ({ index, busy, ports: [] }));
+  for (let a = 0; a < count; a++) {
+    for (let b = a + 1; b < count; b++) {
+      const { port1, port2 } = new MessageChannel();
+      peers[a]!.ports.push({ index: b, port: port1 });
+      peers[b]!.ports.push({ index: a, port: port2 });
+    }
+  }
+  return peers;
+}
+
+/**
  * Starts `workers` engines in worker threads and returns them as one `Engine`.
  * @example
  * const engine = await createEnginePool({ workers: 2 });
@@ -278,7 +303,8 @@ export async function createEnginePool(config: EnginePoolConfig = {}): Promise<E
   const defaultModel = engineConfig.defaultModel ?? 'evalmodel-latest';
   registry.resolve(defaultModel);
   const [weights, tokenizer] = await Promise.all([shareWeights(), loadVocabulary().then(createTokenizer)]);
-  const started = await Promise.allSettled(Array.from({ length: count }, () => startWorker({ config: engineConfig, weights }, workerExecArgv)));
+  const peers = connectWorkers(count);
+  const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => startWorker({ config: engineConfig, weights, ...(peers ? { peers: peers[i] } : {}) }, workerExecArgv)));
   const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) {

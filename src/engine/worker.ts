@@ -6,14 +6,17 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { setEncoderWeightSource, type ModelJson } from '../encoder/weights.js';
-import { createEngine } from './engine.js';
+import { createEngineWithEncoder } from './engine.js';
 import type { Engine, EngineConfig, EngineStats } from './contract.js';
+import { busyWhile, connectPeers, type PeerInit } from './peers.js';
 
 /** What the pool passes to each worker. */
 export interface WorkerInit {
   config: EngineConfig;
   /** The encoder's model.json and its shards (by the paths model.json lists), shared read-only. */
   weights?: { modelJson: ModelJson; shards: Record<string, SharedArrayBuffer> };
+  /** Ports to the other workers, for help with one request's windows (absent: works alone). */
+  peers?: PeerInit;
 }
 
 /** Messages from the pool. */
@@ -66,8 +69,11 @@ async function main(): Promise<void> {
     });
   }
   let engine: Engine;
+  let disconnect = () => {};
   try {
-    engine = await createEngine(init.config);
+    const created = await createEngineWithEncoder(init.config);
+    engine = created.engine;
+    if (init.peers) disconnect = connectPeers(init.peers, created.encoder);
   } catch (error) {
     post({ type: 'failed', error: serialize(error) });
     return;
@@ -77,7 +83,7 @@ async function main(): Promise<void> {
     if (message.type === 'evaluate') {
       const controller = new AbortController();
       running.set(message.id, controller);
-      engine.evaluate(message.request, { signal: controller.signal }).then(
+      busyWhile(init.peers, () => engine.evaluate(message.request, { signal: controller.signal })).then(
         (value) => post({ type: 'result', id: message.id, ok: true, value, stats: engine.stats() }),
         (error: unknown) => post({ type: 'result', id: message.id, ok: false, error: serialize(error), stats: engine.stats() }),
       ).finally(() => running.delete(message.id));
@@ -85,6 +91,7 @@ async function main(): Promise<void> {
       running.get(message.id)?.abort(new DOMException('The evaluation was aborted', 'AbortError'));
     } else if (message.type === 'close') {
       void engine.close().finally(() => {
+        disconnect();
         post({ type: 'closed' });
         port.close();
       });

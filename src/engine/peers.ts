@@ -1,0 +1,88 @@
+/**
+ * Pool workers helping each other with one request (see encoder/split.ts): every pair of
+ * workers shares a MessagePort, and one shared Int32Array holds how busy each worker is (its
+ * evaluations plus windows it encodes for others). A worker whose pass has several windows sends
+ * some to an idle peer and encodes the rest meanwhile. The main thread is not involved: it
+ * keeps routing whole requests as before.
+ * @module
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { Encoder, WindowHelper, WindowResults } from '../encoder/index.js';
+
+/** What a worker gets to reach its peers. */
+export interface PeerInit {
+  /** This worker's slot in `busy`. */
+  index: number;
+  /** One Int32 per worker: evaluations and helper jobs under way. */
+  busy: SharedArrayBuffer;
+  /** A port to each other worker. */
+  ports: { index: number; port: MessagePort }[];
+}
+
+type PeerMessage =
+  | { type: 'windows'; id: number; windows: number[][]; keepStates: boolean }
+  | { type: 'done'; id: number; ok: true; result: WindowResults }
+  | { type: 'done'; id: number; ok: false; message: string };
+
+/** Counts this worker busy while `work` runs (peers read it to decide whether to ask for help). */
+export function busyWhile<T>(peers: PeerInit | undefined, work: () => Promise<T>): Promise<T> {
+  if (!peers) return work();
+  const busy = new Int32Array(peers.busy);
+  Atomics.add(busy, peers.index, 1);
+  return work().finally(() => Atomics.sub(busy, peers.index, 1));
+}
+
+/**
+ * Connects this worker's encoder to its peers: it answers their window requests, and gets a
+ * helper that sends windows to an idle peer. Returns a function that rejects requests still
+ * waiting on peers (at close), so that their windows are encoded locally instead.
+ */
+export function connectPeers(peers: PeerInit, encoder: Encoder): () => void {
+  const busy = new Int32Array(peers.busy);
+  let nextId = 1;
+  const waiting = new Map<number, { port: MessagePort; resolve(r: WindowResults): void; reject(e: Error): void }>();
+  for (const { port } of peers.ports) {
+    // A peer that ends leaves its windows to us (the encoder then encodes them itself).
+    port.on('close', () => {
+      for (const [id, w] of waiting) {
+        if (w.port !== port) continue;
+        waiting.delete(id);
+        w.reject(new Error('peer worker ended'));
+      }
+    });
+    port.on('message', (m: PeerMessage) => {
+      if (m.type === 'windows') {
+        void busyWhile(peers, () => encoder.encodeWindows(m.windows, m.keepStates)).then(
+          (result) => port.postMessage({ type: 'done', id: m.id, ok: true, result } satisfies PeerMessage),
+          (error: unknown) => port.postMessage({ type: 'done', id: m.id, ok: false, message: String(error) } satisfies PeerMessage),
+        );
+      } else {
+        const w = waiting.get(m.id);
+        waiting.delete(m.id);
+        if (m.ok) w?.resolve(m.result);
+        else w?.reject(new Error(`peer encoder failed: ${m.message}`));
+      }
+    });
+    // Ports keep no worker alive on their own: a worker ends when its pool closes it.
+    port.unref();
+  }
+  const idlePeer = () => peers.ports.find((p) => Atomics.load(busy, p.index) === 0);
+  const helper: WindowHelper = {
+    available: () => idlePeer() !== undefined,
+    encode(windows, keepStates) {
+      const peer = idlePeer() ?? peers.ports[0]!;
+      const id = nextId++;
+      return new Promise<WindowResults>((resolve, reject) => {
+        waiting.set(id, { port: peer.port, resolve, reject });
+        peer.port.postMessage({ type: 'windows', id, windows: windows.map((w) => [...w]), keepStates } satisfies PeerMessage);
+      });
+    },
+  };
+  encoder.helper = peers.ports.length > 0 ? helper : null;
+  return () => {
+    encoder.helper = null;
+    for (const w of waiting.values()) w.reject(new Error('engine closed'));
+    waiting.clear();
+    for (const { port } of peers.ports) port.close();
+  };
+}
