@@ -18,7 +18,10 @@ afterEach(() => {
 
 /** Starts the server in a child; resolves with its URL and a promise of its exit code. */
 async function startChild(): Promise<{ child: ChildProcess; url: string; port: number; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['node_modules/vite-node/vite-node.mjs', 'test/server/serve-child.ts', '--', '--port', '0', '--quiet'], {
+  // The command's default is a pool of engine workers; they run the TypeScript sources through
+  // the pool tests' loader (worker threads inherit the child's --import).
+  const loader = new URL('./pool-ts-register.mjs', import.meta.url).href;
+  const child = spawn(process.execPath, ['--import', loader, 'node_modules/vite-node/vite-node.mjs', 'test/server/serve-child.ts', '--', '--port', '0', '--quiet', '--workers', '2'], {
     cwd: root,
     env: { ...process.env, EVALMODEL_API_KEYS: 'sig-key', NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
