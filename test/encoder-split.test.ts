@@ -19,9 +19,12 @@ describe('splitWindows', () => {
   it('sends the smaller share away, longest windows first', () => {
     expect(splitWindows([128, 52])).toEqual([false, true]);
     expect(splitWindows([128, 128])).toEqual([false, true]);
-    const plan = splitWindows([128, 128, 128, 8])!;
-    expect(plan.filter(Boolean)).toHaveLength(2);
-    expect(plan[0]).toBe(false);
+    expect(splitWindows([128, 128, 128, 100])).toEqual([false, true, false, true]);
+  });
+
+  it('keeps short windows here (they run in equal-length groups)', () => {
+    expect(splitWindows([128, 128, 128, 8])).toEqual([false, true, false, false]);
+    expect(splitWindows(Array.from({ length: 30 }, () => 12))).toBeNull();
   });
 });
 

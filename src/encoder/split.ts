@@ -38,8 +38,15 @@ const SEND_COST = 16;
 export const MIN_SPLIT_TOKENS = 160;
 
 /**
+ * Windows of at most this many tokens always stay here: they run in equal-length groups (see
+ * SHORT_SEQUENCE_MAX in transformer.ts), and measured in a pool, sending them away cost more
+ * CPU than it saved wall time (new question texts, ~10 tokens each, got slower).
+ */
+export const MIN_SENT_WINDOW = 33;
+
+/**
  * Which windows go to the helper (true) and which stay (false): longest first to the side that
- * would finish earlier (ties stay here). Returns null when nothing should move.
+ * would finish earlier (ties stay here); short windows stay. Returns null when nothing should move.
  */
 export function splitWindows(lengths: readonly number[]): boolean[] | null {
   const total = lengths.reduce((s, n) => s + n, 0);
@@ -50,7 +57,7 @@ export function splitWindows(lengths: readonly number[]): boolean[] | null {
   let there = SEND_COST;
   for (const [n, i] of order) {
     const cost = n + WINDOW_COST;
-    if (there < here) {
+    if (there < here && n >= MIN_SENT_WINDOW) {
       remote[i] = true;
       there += cost;
     } else {
