@@ -110,6 +110,6 @@ export const questionArb: fc.Arbitrary<Question> = fc.oneof(noulArb, choiceArb, 
 /** A valid request: any state, a model name, 1 to 8 questions of all three types. */
 export const validRequestArb: fc.Arbitrary<SystemOneRequest> = fc.record({
   state: stateArb,
-  model: fc.constantFrom('evalmodel-latest', 'evalmodel-preview', 'evalmodel-1.13.0', 'no-such-model'),
+  model: fc.constantFrom('evalmodel-latest', 'evalmodel-preview', 'evalmodel-1.14.0', 'no-such-model'),
   questions: fc.dictionary(keyArb, questionArb, { minKeys: 1, maxKeys: 8, noNullPrototype: true }),
 });

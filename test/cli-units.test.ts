@@ -57,7 +57,7 @@ describe('bars', () => {
 
   it('render a response with one block per question and aligned values', () => {
     const text = renderResponse({
-      model: 'evalmodel-1.13.0',
+      model: 'evalmodel-1.14.0',
       answers: {
         q: { type: 'noul', noul: 0.25 },
         c: { type: 'choice', choice: 'b', probabilities: { a: 0.2, b: 0.8 }, confidence: 0.6 },
@@ -72,7 +72,7 @@ describe('bars', () => {
     expect(text).toMatch(/  no +[█▏▎▍▌▋▊▉]+ +0\.7500  ◀/);
     const valueColumns = new Set(text.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.search(/0\.\d{4}/)));
     expect(valueColumns.size).toBe(1);
-    expect(text.trimEnd().split('\n').at(-1)).toBe('model evalmodel-1.13.0 · 12 input tokens · 0 output tokens');
+    expect(text.trimEnd().split('\n').at(-1)).toBe('model evalmodel-1.14.0 · 12 input tokens · 0 output tokens');
   });
 });
 

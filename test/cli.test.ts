@@ -112,7 +112,7 @@ describe('evalmodel ask', () => {
     }
     // One ◀ per question marks the top outcome.
     expect(bars.filter((l) => l.endsWith('◀'))).toHaveLength(3);
-    expect(lines.at(-2)).toMatch(/^model evalmodel-1\.13\.0 · \d+ input tokens · 0 output tokens · backend (tensorflow|wasm|cpu) · [\d.]+ s$/);
+    expect(lines.at(-2)).toMatch(/^model evalmodel-1\.14\.0 · \d+ input tokens · 0 output tokens · backend (tensorflow|wasm|cpu) · [\d.]+ s$/);
   });
 
   it('--json prints the raw SystemOneResponse, with the same numbers the bars show', () => {
@@ -120,7 +120,7 @@ describe('evalmodel ask', () => {
     const r = cli([...args, '--json']);
     expect(r.status, r.stderr).toBe(0);
     json = JSON.parse(r.stdout) as SystemOneResponse;
-    expect(json.model).toBe('evalmodel-1.13.0');
+    expect(json.model).toBe('evalmodel-1.14.0');
     expect(Object.keys(json.answers)).toEqual(['Which team?', 'How upset?', 'Is it a refund request?']);
     const choice = json.answers['Which team?']!;
     expect(choice.type).toBe('choice');
@@ -155,7 +155,7 @@ describe('evalmodel ask', () => {
     const state = { order: 42, status: 'lost in transit', days_late: 9 };
     const a = cli(['ask', '--json-state', JSON.stringify(state), '--noul', 'Is the order lost?', '--json']);
     expect(a.status, a.stderr).toBe(0);
-    const body = { model: 'evalmodel-1.13.0', state, questions: { 'Is the order lost?': { type: 'noul', instructions: 'Is the order lost?' } } };
+    const body = { model: 'evalmodel-1.14.0', state, questions: { 'Is the order lost?': { type: 'noul', instructions: 'Is the order lost?' } } };
     const b = cli(['ask', '--request', '-', '--json'], { input: JSON.stringify(body) });
     expect(b.status, b.stderr).toBe(0);
     expect(JSON.parse(b.stdout)).toEqual(JSON.parse(a.stdout));
@@ -221,8 +221,8 @@ describe('evalmodel models', () => {
     const r = cli(['models']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^NAME\s+RESOLVES TO\s+RELEASED\s+DESCRIPTION$/m);
-    expect(r.stdout).toMatch(/^evalmodel-latest\s+evalmodel-1\.13\.0\s+\d{4}-\d\d-\d\d\s+\S/m);
-    expect(r.stdout).toMatch(/^evalmodel-preview\s+evalmodel-1\.13\.0\s/m);
+    expect(r.stdout).toMatch(/^evalmodel-latest\s+evalmodel-1\.14\.0\s+\d{4}-\d\d-\d\d\s+\S/m);
+    expect(r.stdout).toMatch(/^evalmodel-preview\s+evalmodel-1\.14\.0\s/m);
   });
 
   it('--json prints the ModelMetadataList body', () => {
@@ -323,7 +323,7 @@ describe('evalmodel serve', () => {
       });
       expect(res.status).toBe(200);
       const body = (await res.json()) as SystemOneResponse;
-      expect(body.model).toBe('evalmodel-1.13.0');
+      expect(body.model).toBe('evalmodel-1.14.0');
       expect(body.answers.q?.type).toBe('noul');
     } finally {
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -16,7 +16,7 @@ const choiceArb = fc.record({
 const questionArb: fc.Arbitrary<Question> = fc.oneof(noulArb, choiceArb, scoreArb);
 const requestArb: fc.Arbitrary<SystemOneRequest> = fc.record({
   state: stateArb,
-  model: fc.constantFrom('evalmodel-latest', 'evalmodel-preview', 'evalmodel-1.13.0'),
+  model: fc.constantFrom('evalmodel-latest', 'evalmodel-preview', 'evalmodel-1.14.0'),
   questions: fc.dictionary(keyArb, questionArb, { minKeys: 1, maxKeys: 6, noNullPrototype: true }),
 });
 
@@ -59,7 +59,7 @@ describe('engine properties over generated requests', () => {
     await fc.assert(
       fc.asyncProperty(requestArb, async (req) => {
         const res = await engine.evaluate(req);
-        expect(res.model).toBe('evalmodel-1.13.0');
+        expect(res.model).toBe('evalmodel-1.14.0');
         expect(Object.keys(res.answers)).toEqual(Object.keys(req.questions));
         for (const [id, q] of Object.entries(req.questions)) expectAnswerInvariants(q, res.answers[id]!);
         expect(res.usage.output_tokens).toBe(0);

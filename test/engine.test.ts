@@ -18,7 +18,7 @@ const QUESTIONS: Questions = {
 };
 
 function checkInvariants(questions: Questions, res: SystemOneResponse): void {
-  expect(res.model).toBe('evalmodel-1.13.0');
+  expect(res.model).toBe('evalmodel-1.14.0');
   expect(Object.keys(res.answers)).toEqual(Object.keys(questions));
   for (const [id, q] of Object.entries(questions)) {
     const a = res.answers[id]!;
@@ -67,7 +67,7 @@ describe('engine pipeline', () => {
 
   it('accepts the positional form with the default model, and the versioned id', async () => {
     const a = await engine.evaluate(TICKET, QUESTIONS);
-    const b = await engine.evaluate(TICKET, QUESTIONS, 'evalmodel-1.13.0');
+    const b = await engine.evaluate(TICKET, QUESTIONS, 'evalmodel-1.14.0');
     const c = await engine.evaluate({ model: 'evalmodel-preview', state: TICKET, questions: QUESTIONS });
     expect(a).toEqual(b);
     expect(c).toEqual(b);

@@ -5,14 +5,14 @@ import { UnknownModelError } from '../src/errors.js';
 describe('ModelRegistry (weights/manifest.json)', () => {
   const registry = ModelRegistry.load();
 
-  it('resolves both aliases to evalmodel-1.13.0', () => {
-    expect(registry.resolve('evalmodel-latest')).toBe('evalmodel-1.13.0');
-    expect(registry.resolve('evalmodel-preview')).toBe('evalmodel-1.13.0');
+  it('resolves both aliases to evalmodel-1.14.0', () => {
+    expect(registry.resolve('evalmodel-latest')).toBe('evalmodel-1.14.0');
+    expect(registry.resolve('evalmodel-preview')).toBe('evalmodel-1.14.0');
   });
 
   it('accepts the versioned id though the listing does not contain it', () => {
-    expect(registry.resolve('evalmodel-1.13.0')).toBe('evalmodel-1.13.0');
-    expect(registry.list().models.map((m) => m.name)).not.toContain('evalmodel-1.13.0');
+    expect(registry.resolve('evalmodel-1.14.0')).toBe('evalmodel-1.14.0');
+    expect(registry.list().models.map((m) => m.name)).not.toContain('evalmodel-1.14.0');
   });
 
   it('lists the aliases with description and YYYY-MM-DD release date', () => {
@@ -44,7 +44,7 @@ describe('ModelRegistry (weights/manifest.json)', () => {
   });
 
   it('versioned ids have the shape evalmodel-<major>.<minor>.<patch>', () => {
-    expect(VERSIONED_ID.test('evalmodel-1.13.0')).toBe(true);
+    expect(VERSIONED_ID.test('evalmodel-1.14.0')).toBe(true);
     expect(VERSIONED_ID.test('evalmodel-1.13')).toBe(false);
     expect(VERSIONED_ID.test('evalmodel-01.2.3')).toBe(false);
   });

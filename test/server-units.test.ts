@@ -28,9 +28,9 @@ describe('keys', () => {
   });
 
   it('parses keys files with scopes, comments and blank lines', () => {
-    expect(parseKeysFile('# c\n\nplain\r\nscoped: evalmodel-latest , evalmodel-1.13.0\nall:*\n  spaced  \n')).toEqual([
+    expect(parseKeysFile('# c\n\nplain\r\nscoped: evalmodel-latest , evalmodel-1.14.0\nall:*\n  spaced  \n')).toEqual([
       { key: 'plain' },
-      { key: 'scoped', models: ['evalmodel-latest', 'evalmodel-1.13.0'] },
+      { key: 'scoped', models: ['evalmodel-latest', 'evalmodel-1.14.0'] },
       { key: 'all', models: null },
       { key: 'spaced' },
     ]);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dataDir, goldIndex, loadCases, rng, shuffled, splitOf } from '../src/training/data.js';
+import { calibHalf, dataDir, goldIndex, loadCases, rng, shuffled, splitOf } from '../src/training/data.js';
 import { BUCKETS } from '../src/heads/late.js';
 import { loadHeads } from '../src/heads/trained.js';
 import { readFileSync } from 'node:fs';
@@ -26,6 +26,15 @@ describe('training utilities', () => {
     expect(calib).toBeGreaterThan(140);
     expect(calib).toBeLessThan(260);
   });
+  it('halves the calibration split deterministically, independently of the split itself', () => {
+    const ids = Array.from({ length: 4000 }, (_, i) => ({ file: 'f.jsonl', id: `c-${i}` }));
+    const calib = ids.filter((c) => splitOf(c) === 'calib');
+    const halves = calib.map(calibHalf);
+    expect(calib.map(calibHalf)).toEqual(halves);
+    const stop = halves.filter((h) => h === 'stop').length;
+    expect(stop / calib.length).toBeGreaterThan(0.4);
+    expect(stop / calib.length).toBeLessThan(0.6);
+  });
   it('maps gold answers to outcome indices', () => {
     expect(goldIndex({ type: 'noul', instructions: 'x' }, true)).toBe(0);
     expect(goldIndex({ type: 'noul', instructions: 'x' }, false)).toBe(1);
@@ -38,7 +47,7 @@ describe('training utilities', () => {
   it('the shipped heads load, validate and carry a temperature per bucket', () => {
     const weights = path.resolve(import.meta.dirname, '../weights');
     const registry = JSON.parse(readFileSync(path.join(weights, 'manifest.json'), 'utf8'));
-    const spec = registry.models['evalmodel-1.13.0'].heads;
+    const spec = registry.models['evalmodel-1.14.0'].heads;
     expect(spec.kind).toBe('late-interaction');
     const heads = loadHeads(spec, weights);
     for (const b of BUCKETS) expect(heads.temperatures[b]).toBeGreaterThan(0);
