@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dataDir, goldIndex, loadCases, rng, shuffled, splitOf } from '../src/training/data.js';
+import { calibHalf, dataDir, goldIndex, loadCases, rng, shuffled, splitOf } from '../src/training/data.js';
 import { BUCKETS } from '../src/heads/late.js';
 import { loadHeads } from '../src/heads/trained.js';
 import { readFileSync } from 'node:fs';
@@ -25,6 +25,15 @@ describe('training utilities', () => {
     expect(test).toBeLessThan(260);
     expect(calib).toBeGreaterThan(140);
     expect(calib).toBeLessThan(260);
+  });
+  it('halves the calibration split deterministically, independently of the split itself', () => {
+    const ids = Array.from({ length: 4000 }, (_, i) => ({ file: 'f.jsonl', id: `c-${i}` }));
+    const calib = ids.filter((c) => splitOf(c) === 'calib');
+    const halves = calib.map(calibHalf);
+    expect(calib.map(calibHalf)).toEqual(halves);
+    const stop = halves.filter((h) => h === 'stop').length;
+    expect(stop / calib.length).toBeGreaterThan(0.4);
+    expect(stop / calib.length).toBeLessThan(0.6);
   });
   it('maps gold answers to outcome indices', () => {
     expect(goldIndex({ type: 'noul', instructions: 'x' }, true)).toBe(0);

