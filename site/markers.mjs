@@ -24,6 +24,9 @@ async function exists(file) {
   }
 }
 
+/** esbuild options for bundling our TypeScript sources to run in Node, dependencies left external. */
+const NODE_BUNDLE = /** @type {const} */ ({ bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+
 /** Help texts of the CLI, taken from its sources (bundled on the fly; no build needed). */
 export async function cliHelp() {
   const file = path.join(ROOT, '.site-build', 'help.mjs');
@@ -38,12 +41,7 @@ export { help as bench } from './src/cli/commands/bench.ts';`,
       loader: 'ts',
     },
     outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
+    ...NODE_BUNDLE,
   });
   const mod = await import(pathToFileURL(file).href);
   return /** @type {Record<string, string>} */ ({ main: mod.mainHelp(), ask: mod.ask, serve: mod.serve, models: mod.models, bench: mod.bench });
@@ -60,12 +58,7 @@ export async function cliRunner() {
   await esbuild.build({
     entryPoints: [path.join(ROOT, 'src/cli/main.ts')],
     outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
+    ...NODE_BUNDLE,
   });
   // Started through a wrapper, so that no bundled module takes itself for the entry script.
   const wrapper = path.join(dir, 'run.mjs');
