@@ -46,12 +46,12 @@ export interface TokenStates {
 export const SHORT_SEQUENCE_MAX = 32;
 
 /** A dense projection `x @ kernel + bias`. */
-interface Dense {
+export interface Dense {
   kernel: tf.Tensor2D;
   bias: tf.Tensor1D;
 }
 
-interface PreparedLayer {
+export interface PreparedLayer {
   width: number;
   heads: number;
   /** Per head: query (prescaled), key and value projections, the attention layer norm folded in. */
@@ -78,14 +78,14 @@ function foldNorm(norm: LayerNormWeights, dense: DenseWeights, from = 0, count =
 }
 
 /** Normalises rows to zero mean and unit variance (the layer norm without scale and bias). */
-function normalise(x: tf.Tensor2D): tf.Tensor2D {
+export function normalise(x: tf.Tensor2D): tf.Tensor2D {
   const mean = tf.mean(x, -1, true);
   const centred = tf.sub(x, mean);
   const variance = tf.mean(tf.square(centred), -1, true);
   return tf.mul(centred, tf.rsqrt(tf.add(variance, ENCODER_SHAPE.layerNormEpsilon)));
 }
 
-function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2D {
+export function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2D {
   return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' }) as tf.Tensor2D;
 }
 
@@ -167,6 +167,11 @@ export class TransformerEncoder {
     });
     this.pooler = { kernel: tf.clone(weights.pooler.kernel), bias: tf.clone(weights.pooler.bias) };
     this.owned.push(this.pooler.kernel, this.pooler.bias);
+  }
+
+  /** The folded weights, for the row split of one window across threads (rows.ts). */
+  get prepared(): { embeddings: Float32Array; timing: Float32Array; embeddingDim: number; layers: readonly PreparedLayer[] } {
+    return { embeddings: this.embeddings, timing: this.timing, embeddingDim: this.embeddingDim, layers: this.layers };
   }
 
   private check(sequences: readonly (readonly number[])[]): void {
