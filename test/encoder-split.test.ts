@@ -1,8 +1,16 @@
 // One pass's windows split between this encoder and a helper (src/encoder/split.ts; in a pool
-// the helper is an idle peer worker). Results must be bit-for-bit those of one encoder alone.
+// the helper is an idle peer worker), and one window's rows cut between them (rows.ts).
+// Results must be bit-for-bit those of one encoder alone.
+import * as tf from '@tensorflow/tfjs-core';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from '../src/encoder/backend.js';
 import { Encoder, type StateEncoding, type WindowHelper } from '../src/encoder/index.js';
-import { MIN_SPLIT_TOKENS, splitWindows } from '../src/encoder/split.js';
+import { encodeRowsHere } from '../src/encoder/rows.js';
+import { MAX_ROW_TOKENS, MIN_ROW_TOKENS, MIN_SPLIT_TOKENS, planRows, splitWindows } from '../src/encoder/split.js';
+import { TransformerEncoder } from '../src/encoder/transformer.js';
+import { loadEncoderWeights } from '../src/encoder/weights.js';
+import { helpRowJob, ownRowJob, rowBuffer } from '../src/engine/rows-channel.js';
 import { createTokenizer, loadVocabulary, type Tokenizer } from '../src/tokenizer/index.js';
 
 const same = (a: Float32Array, b: Float32Array) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
@@ -28,12 +36,55 @@ describe('splitWindows', () => {
   });
 });
 
+describe('planRows', () => {
+  it('cuts a lone long window, or one with a short tail, in half', () => {
+    expect(planRows([120])).toEqual({ windows: [0], cuts: [60] });
+    expect(planRows([128, 12])).toEqual({ windows: [0], cuts: [64] });
+  });
+
+  it('leaves short passes, long passes and pairs of long windows to the other paths', () => {
+    expect(planRows([MIN_ROW_TOKENS - 1])).toBeNull();
+    expect(planRows([128, 128, 128])).toBeNull();
+    expect(MAX_ROW_TOKENS).toBeLessThan(384);
+    expect(planRows([128, 52])).toBeNull();
+    expect(planRows([128, 128])).toBeNull();
+  });
+});
+
+describe('a window cut in rows', () => {
+  it('gives the single pass\'s token states bit for bit, whatever the length and the cut', async () => {
+    await initBackend();
+    const transformer = new TransformerEncoder(await loadEncoderWeights());
+    const whole = (ids: number[]) => {
+      const out = transformer.sequenceSums([ids], { keepStates: true });
+      const states = out.states!.dataSync() as Float32Array;
+      tf.dispose([out.sums, out.states!]);
+      return states;
+    };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 33, max: 128 }).chain((n) => fc.tuple(fc.array(fc.integer({ min: 100, max: 8000 }), { minLength: n, maxLength: n }), fc.integer({ min: 1, max: n - 1 }))),
+        ([ids, cut]) => {
+          const [[a], [b]] = encodeRowsHere(transformer, [ids], [cut]) as [[Float32Array], [Float32Array]];
+          const joined = new Float32Array(a.length + b.length);
+          joined.set(a);
+          joined.set(b, a.length);
+          return same(joined, whole(ids));
+        },
+      ),
+      { numRuns: 24 },
+    );
+    transformer.dispose();
+  });
+});
+
 describe('encoding with a helper', () => {
   let plain: Encoder;
   let main: Encoder;
   let other: Encoder;
   let tokenizer: Tokenizer;
   let sent = 0;
+  let rowJobs = 0;
   let idle = true;
   let failing = false;
   const helper: WindowHelper = {
@@ -42,6 +93,21 @@ describe('encoding with a helper', () => {
       sent += windows.length;
       if (failing) throw new Error('helper gone');
       return other.encodeWindows(windows, keep);
+    },
+    // Both sides in this thread, step by step (in a pool, rows-channel.ts moves the rows).
+    rows: (job, mine, meanwhile) => {
+      rowJobs++;
+      const theirs = other.rowSide(job, 1);
+      let a = mine.next();
+      let b = theirs.next();
+      if (failing) return null; // gave up after the first step
+      while (!a.done && !b.done) {
+        const ours = a.value;
+        a = mine.next(b.value);
+        b = theirs.next(ours);
+      }
+      meanwhile();
+      return a.done && b.done ? { mine: a.value, theirs: b.value } : null;
     },
   };
   beforeAll(async () => {
@@ -74,6 +140,30 @@ describe('encoding with a helper', () => {
     pooledAlone.forEach((a, i) => expect(sameEncoding(a, pooledOnly[i]!), `pooled ${i}`).toBe(true));
   });
 
+  it('cuts lone windows in rows, bit for bit the single encoder (fast-check over lengths)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 60, max: 200 }), fc.integer({ min: 0, max: 7 }), async (words, seed) => {
+        const ids = text(words, seed);
+        const before = rowJobs;
+        const [a, b] = [await plain.encodeState(ids), await main.encodeState(ids)];
+        const lengths = Array.from({ length: Math.ceil(ids.length / 128) }, (_, i) => Math.min(128, ids.length - i * 128));
+        expect(rowJobs - before).toBe(planRows(lengths) ? 1 : 0);
+        return sameEncoding(a, b);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('encodes the rows itself when the row helper gives up midway', async () => {
+    const ids = text(90, 9);
+    const expected = await plain.encodeState(ids);
+    failing = true;
+    const before = rowJobs;
+    expect(sameEncoding(await main.encodeState(ids), expected)).toBe(true);
+    expect(rowJobs).toBe(before + 1);
+    failing = false;
+  });
+
   it('encodes the windows itself when the helper fails, and asks no busy helper', async () => {
     const ids = text(300, 8);
     const expected = await plain.encodeState(ids);
@@ -85,5 +175,20 @@ describe('encoding with a helper', () => {
     expect(sameEncoding(await main.encodeState(ids), expected)).toBe(true);
     expect(sent).toBe(before);
     idle = true;
+  });
+});
+
+describe('the row channel between workers', () => {
+  it('withdraws a job nobody claims, and a late helper finds it withdrawn', async () => {
+    const encoder = await Encoder.load();
+    const buffer = rowBuffer();
+    const ids = Array.from({ length: 100 }, (_, i) => 200 + i);
+    const job = { windows: [ids], cuts: [50] };
+    let offered = 0;
+    const result = ownRowJob(buffer, 7, job, encoder.rowSide(job, 0), () => offered++, () => undefined);
+    expect(result).toBeNull();
+    expect(offered).toBe(1);
+    expect(helpRowJob(buffer, 7, () => encoder.rowSide(job, 1))).toBe(false);
+    encoder.dispose();
   });
 });

@@ -27,6 +27,10 @@ const QUESTIONS: Questions = {
   anger: { type: 'score', instructions: 'How upset is the customer?', criteria: ['calm', 'annoyed', 'upset', 'furious'] },
 };
 
+// About 130 tokens: a full window and a short tail; an idle worker helps by taking half the
+// window's rows (encoder/rows.ts).
+const MEDIUM = `${'The carrier left the parcel at the wrong door and the lamp inside was broken. '.repeat(7)}I want a refund.`;
+
 const LONG = `${'The warehouse report lists every pallet received this week and the carrier for each. '.repeat(25)} The customer wants a refund.`;
 
 describe('engine pool', () => {
@@ -39,8 +43,8 @@ describe('engine pool', () => {
     await Promise.all([single?.close(), pool?.close()]);
   });
 
-  it('answers exactly as the single engine, short and long states', async () => {
-    for (const state of [TICKET, LONG, { order: 48213, status: 'damaged', notes: ['cracked base', 'second time'] }]) {
+  it('answers exactly as the single engine, short, one-window and long states', async () => {
+    for (const state of [TICKET, MEDIUM, LONG, { order: 48213, status: 'damaged', notes: ['cracked base', 'second time'] }]) {
       const [a, b] = await Promise.all([single.evaluate(state, QUESTIONS), pool.evaluate(state, QUESTIONS)]);
       expect(b).toEqual(a);
     }

@@ -9,13 +9,14 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, type BackendReport } from './backend.js';
 import { TransformerEncoder } from './transformer.js';
 import { collectTensors, ENCODER_SHAPE, loadEncoderWeights, type EncoderWeights } from './weights.js';
-import { splitWindows, type WindowHelper, type WindowResults } from './split.js';
+import { encodeRows, joinRows } from './rows.js';
+import { planRows, splitWindows, type RowJob, type RowPlan, type RowSide, type WindowHelper, type WindowResults } from './split.js';
 import { passFlops, recordEncoderWork, recordFlops } from './work.js';
 import type { BackendName } from '../engine/contract.js';
 
 export { ENCODER_SHAPE } from './weights.js';
 export { readEncoderWork, type EncoderWork } from './work.js';
-export type { WindowHelper, WindowResults } from './split.js';
+export type { RowJob, RowSide, WindowHelper, WindowResults } from './split.js';
 
 /** Counts one pass over `windows`, each encoded on its own (no padding). */
 function record(weights: EncoderWeights, windows: readonly (readonly number[])[], keepStates: boolean): void {
@@ -195,12 +196,17 @@ export class Encoder {
       };
       // Windows for an idle helper (one keepStates kind per hand-off), started before ours.
       const sameKind = batch.every((p) => p.keepStates === batch[0]!.keepStates);
-      const plan = this.helper && sameKind && this.helper.available() ? splitWindows(windows.map((w) => w.length)) : null;
+      const idle = this.helper !== null && sameKind && this.helper.available();
+      // Rows of the windows on both threads when that finishes earlier (token states only:
+      // a pooled-only pass would have to swap the last FFN's activations too).
+      const rowPlan = idle && batch[0]!.keepStates && this.helper!.rows ? planRows(windows.map((w) => w.length)) : null;
+      const plan = idle && !rowPlan ? splitWindows(windows.map((w) => w.length)) : null;
       const sent = plan ? windows.flatMap((_, g) => (plan[g] ? [g] : [])) : [];
       const away = plan ? this.helper!.encode(sent.map((g) => windows[g]!), batch[0]!.keepStates).catch(() => null) : null;
       const slicer = new Slicer();
       let first = 0;
-      for (const p of batch) {
+      if (rowPlan) await this.splitRows(rowPlan, windows, store);
+      else for (const p of batch) {
         const here = p.windows.map((_, j) => first + j).filter((g) => !plan?.[g]);
         await this.encodeHere(slicer, here, windows, p.keepStates, store);
         first += p.windows.length;
@@ -225,6 +231,48 @@ export class Encoder {
     } catch (error) {
       for (const p of batch) p.reject(error);
     }
+  }
+
+  /**
+   * Encodes every window of a pass (token states kept) with the helper as rows.ts describes:
+   * the cut windows on both threads, the others here while the helper finishes. If the helper
+   * does not take part, the cut windows are encoded here as usual; results are the same.
+   */
+  private async splitRows(plan: RowPlan, windows: readonly number[][], store: (indices: readonly number[], result: WindowResults) => void): Promise<void> {
+    const hidden = ENCODER_SHAPE.hiddenDim;
+    const job: RowJob = { windows: plan.windows.map((g) => windows[g]!), cuts: plan.cuts };
+    const rest = windows.flatMap((_, g) => (plan.windows.includes(g) ? [] : [g]));
+    let restDone = rest.length === 0;
+    const encodeRest = () => {
+      if (restDone) return;
+      restDone = true;
+      const run = rest.map((g) => windows[g]!);
+      record(this.weights, run, true);
+      store(rest, this.encodeRun(run, true));
+    };
+    const mine = encodeRows(this.transformer, job.windows, job.cuts, 0);
+    let joined: { mine: Float32Array[]; theirs: Float32Array[] } | null = null;
+    try {
+      joined = this.helper?.rows?.(job, mine, encodeRest) ?? null;
+    } catch {
+      joined = null;
+    } finally {
+      mine.return([]); // frees its tensors if the job stopped midway
+    }
+    encodeRest();
+    const sized = (rows: Float32Array[] | undefined, side: 0 | 1) =>
+      rows?.length === job.windows.length && rows.every((r, i) => r.length === (side === 0 ? job.cuts[i]! : job.windows[i]!.length - job.cuts[i]!) * hidden);
+    if (!joined || !sized(joined.mine, 0) || !sized(joined.theirs, 1)) {
+      await this.encodeHere(new Slicer(), plan.windows, windows, true, store);
+      return;
+    }
+    record(this.weights, job.windows, true);
+    job.windows.forEach((w, i) => store([plan.windows[i]!], joinRows(joined.mine[i]!, joined.theirs[i]!, w.length)));
+  }
+
+  /** Side `side` of another encoder's row job (the helper side of the row split). */
+  rowSide(job: RowJob, side: 0 | 1): RowSide {
+    return encodeRows(this.transformer, job.windows, job.cuts, side);
   }
 
   /** Encodes the windows `indices` of `windows` on this thread, in slices, and stores each result. */

@@ -24,7 +24,24 @@ export interface WindowHelper {
   available(): boolean;
   /** Encodes `windows` there (each on its own, as `Encoder` does here). */
   encode(windows: readonly (readonly number[])[], keepStates: boolean): Promise<WindowResults>;
+  /**
+   * The row split (rows.ts, planRows): runs `mine`, side 0 of the job, on this thread while the
+   * helper runs side 1, swapping keys and values per layer; `meanwhile` runs here after our
+   * side, while the helper finishes its own. Returns both sides' final rows per window, or null
+   * when the helper did not take the job in time, failed or stalled (never waits unbounded);
+   * the caller then encodes the windows itself, and nothing of the job is used.
+   */
+  rows?(job: RowJob, mine: RowSide, meanwhile: () => void): { mine: Float32Array[]; theirs: Float32Array[] } | null;
 }
+
+/** A row job: windows (token ids) and, per window, the first row of side 1. */
+export interface RowJob {
+  windows: number[][];
+  cuts: number[];
+}
+
+/** One side of a row job, as rows.ts' encodeRows runs it. */
+export type RowSide = Generator<Float32Array, Float32Array[], Float32Array | undefined>;
 
 /**
  * Fixed cost of a window in token-equivalents: a 52-token window takes about 65% of a
@@ -65,4 +82,59 @@ export function splitWindows(lengths: readonly number[]): boolean[] | null {
     }
   }
   return remote.some(Boolean) ? remote : null;
+}
+
+/**
+ * The row split (rows.ts): a window's rows on both threads, keys and values swapped once per
+ * layer. It pays where the window split cannot help: one long window (a state of up to 128
+ * tokens is one window), or a full window with a short tail (short windows stay with their
+ * encoder in the window split). Costs in token-equivalents: a whole window of
+ * n tokens about n + 13; one side of a window cut in half about n / 2 + 33, the swaps and the
+ * helper's wake-up 4 more. The side's fixed cost is from pass times logged inside pool workers
+ * (docs/performance.md, "The row split"), far above what one thread running the same window
+ * over and over shows (n / 2 + 14, bench/speed/rows-proto.ts): each side still streams every
+ * weight matrix through the cache for half the rows, and both threads do so at once. So a
+ * lone window of 100 to 128 tokens gains (about 50 -> 38 ms), while 128 + 52 tokens is faster
+ * with the window split (56 ms) than cut in rows (67 ms), and the plan picks that.
+ */
+const WHOLE_COST = 13;
+const SIDE_COST = 33;
+const SWAP_COST = 4;
+
+/** Passes over this many tokens use the window split only (the shared buffers are sized for it). */
+export const MAX_ROW_TOKENS = 320;
+
+/** Passes under this many tokens are not cut in rows (measured: no gain over the swaps). */
+export const MIN_ROW_TOKENS = 96;
+
+/** Which windows to cut in rows and where (every window longer than MIN_SENT_WINDOW - 1). */
+export interface RowPlan {
+  /** Indices of the windows cut in two; the others are encoded here whole. */
+  windows: number[];
+  /** Per cut window, the first row of the helper's side. */
+  cuts: number[];
+}
+
+/**
+ * A row plan when it should finish earlier than the window split (or than one thread), else
+ * null. Every window of more than SHORT_SEQUENCE_MAX tokens is cut in half; shorter ones stay
+ * here whole (they run in groups, on the other path).
+ */
+export function planRows(lengths: readonly number[]): RowPlan | null {
+  const total = lengths.reduce((s, n) => s + n, 0);
+  if (total < MIN_ROW_TOKENS || total > MAX_ROW_TOKENS) return null;
+  const windows = lengths.flatMap((n, i) => (n >= MIN_SENT_WINDOW ? [i] : []));
+  if (windows.length === 0) return null;
+  const side = windows.reduce((s, i) => s + lengths[i]! / 2 + SIDE_COST, 0);
+  const rest = lengths.reduce((s, n) => s + (n >= MIN_SENT_WINDOW ? 0 : n + WHOLE_COST), 0);
+  const rows = side + rest + SWAP_COST;
+  const plan = splitWindows(lengths);
+  let here = 0;
+  let there = plan ? SEND_COST : 0;
+  lengths.forEach((n, i) => {
+    if (plan?.[i]) there += n + WHOLE_COST;
+    else here += n + WHOLE_COST;
+  });
+  if (rows >= Math.max(here, there)) return null;
+  return { windows, cuts: windows.map((i) => Math.floor(lengths[i]! / 2)) };
 }

@@ -2,12 +2,14 @@
  * Pool workers helping each other with one request (see encoder/split.ts): every pair of
  * workers shares a MessagePort, and one shared Int32Array holds how busy each worker is (its
  * evaluations plus windows it encodes for others). A worker whose pass has several windows sends
- * some to an idle peer and encodes the rest meanwhile. The main thread is not involved: it
- * keeps routing whole requests as before.
+ * some to an idle peer and encodes the rest meanwhile; one whose pass is a lone window runs a
+ * row job with an idle peer (rows-channel.ts), which the peer computes synchronously. The main
+ * thread is not involved: it keeps routing whole requests as before.
  * @module
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { Encoder, WindowHelper, WindowResults } from '../encoder/index.js';
+import type { Encoder, RowJob, WindowHelper, WindowResults } from '../encoder/index.js';
+import { helpRowJob, ownRowJob, rowBuffer } from './rows-channel.js';
 
 /** What a worker gets to reach its peers. */
 export interface PeerInit {
@@ -17,10 +19,13 @@ export interface PeerInit {
   busy: SharedArrayBuffer;
   /** A port to each other worker. */
   ports: { index: number; port: MessagePort }[];
+  /** Offer row jobs too (encoder/rows.ts; default true; false for A/B measurements). */
+  rows?: boolean;
 }
 
 type PeerMessage =
   | { type: 'windows'; id: number; windows: number[][]; keepStates: boolean }
+  | { type: 'rows'; id: number; job: RowJob; buffer: SharedArrayBuffer }
   | { type: 'done'; id: number; ok: true; result: WindowResults }
   | { type: 'done'; id: number; ok: false; message: string };
 
@@ -56,6 +61,14 @@ export function connectPeers(peers: PeerInit, encoder: Encoder): () => void {
           (result) => port.postMessage({ type: 'done', id: m.id, ok: true, result } satisfies PeerMessage),
           (error: unknown) => port.postMessage({ type: 'done', id: m.id, ok: false, message: String(error) } satisfies PeerMessage),
         );
+      } else if (m.type === 'rows') {
+        // Synchronous: the job runs in lockstep with its owner (rows-channel.ts).
+        Atomics.add(busy, peers.index, 1);
+        try {
+          helpRowJob(m.buffer, m.id, () => encoder.rowSide(m.job, 1));
+        } finally {
+          Atomics.sub(busy, peers.index, 1);
+        }
       } else {
         const w = waiting.get(m.id);
         waiting.delete(m.id);
@@ -77,6 +90,18 @@ export function connectPeers(peers: PeerInit, encoder: Encoder): () => void {
         peer.port.postMessage({ type: 'windows', id, windows: windows.map((w) => [...w]), keepStates } satisfies PeerMessage);
       });
     },
+  };
+  // One shared buffer per peer this worker has given row jobs to, made on first use.
+  const rowBuffers = new Map<number, SharedArrayBuffer>();
+  let nextRowJob = 1;
+  if (peers.rows !== false) helper.rows = (job, mine, meanwhile) => {
+    const peer = idlePeer();
+    if (!peer) return null;
+    let buffer = rowBuffers.get(peer.index);
+    if (!buffer) rowBuffers.set(peer.index, (buffer = rowBuffer()));
+    const id = nextRowJob++;
+    const offer = () => peer.port.postMessage({ type: 'rows', id, job, buffer } satisfies PeerMessage);
+    return ownRowJob(buffer, id, job, mine, offer, meanwhile);
   };
   encoder.helper = peers.ports.length > 0 ? helper : null;
   return () => {

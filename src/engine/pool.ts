@@ -11,7 +11,8 @@
  *
  * One request can use more than one core: a worker whose encoder pass has several windows
  * (a long state) hands some of them to an idle peer over a direct MessagePort and encodes the
- * rest meanwhile (see peers.ts and encoder/split.ts); under load no worker is idle and each
+ * rest meanwhile (see peers.ts and encoder/split.ts), or, for a lone window, half its rows
+ * (encoder/rows.ts, rows-channel.ts); under load no worker is idle and each
  * request stays on its own worker.
  * @module
  */
@@ -40,6 +41,12 @@ export interface EnginePoolConfig extends EngineConfig {
    * @internal
    */
   workerExecArgv?: string[];
+  /**
+   * Let workers cut one window's rows between them (default true); false keeps the window
+   * split only (bench/speed/split-ab.ts compares the two).
+   * @internal
+   */
+  rowSplit?: boolean;
 }
 
 interface Pending {
@@ -275,10 +282,10 @@ function startWorker(init: WorkerInit, execArgv: string[] | undefined): Promise<
  * A port between every two workers and one shared busy counter per worker, so that an idle
  * worker can encode some of a busy one's windows (see peers.ts); null for a single worker.
  */
-function connectWorkers(count: number): PeerInit[] | null {
+function connectWorkers(count: number, rows: boolean): PeerInit[] | null {
   if (count < 2) return null;
   const busy = new SharedArrayBuffer(4 * count);
-  const peers: PeerInit[] = Array.from({ length: count }, (_, index) => ({ index, busy, ports: [] }));
+  const peers: PeerInit[] = Array.from({ length: count }, (_, index) => ({ index, busy, ports: [], rows }));
   for (let a = 0; a < count; a++) {
     for (let b = a + 1; b < count; b++) {
       const { port1, port2 } = new MessageChannel();
@@ -297,13 +304,13 @@ function connectWorkers(count: number): PeerInit[] | null {
  * await engine.close();
  */
 export async function createEnginePool(config: EnginePoolConfig = {}): Promise<Engine> {
-  const { workers = os.availableParallelism(), workerExecArgv, ...engineConfig } = config;
+  const { workers = os.availableParallelism(), workerExecArgv, rowSplit = true, ...engineConfig } = config;
   const count = Math.max(1, Math.floor(workers));
   const registry = ModelRegistry.load();
   const defaultModel = engineConfig.defaultModel ?? 'evalmodel-latest';
   registry.resolve(defaultModel);
   const [weights, tokenizer] = await Promise.all([shareWeights(), loadVocabulary().then(createTokenizer)]);
-  const peers = connectWorkers(count);
+  const peers = connectWorkers(count, rowSplit);
   const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => startWorker({ config: engineConfig, weights, ...(peers ? { peers: peers[i] } : {}) }, workerExecArgv)));
   const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
