@@ -112,7 +112,7 @@ describe('evalmodel ask', () => {
     }
     // One ◀ per question marks the top outcome.
     expect(bars.filter((l) => l.endsWith('◀'))).toHaveLength(3);
-    expect(lines.at(-2)).toMatch(/^model evalmodel-1\.14\.0 · \d+ input tokens · 0 output tokens · backend (tensorflow|wasm|cpu) · [\d.]+ s$/);
+    expect(lines.at(-2)).toMatch(/^model evalmodel-1\.13\.0 · \d+ input tokens · 0 output tokens · backend (tensorflow|wasm|cpu) · [\d.]+ s$/);
   });
 
   it('--json prints the raw SystemOneResponse, with the same numbers the bars show', () => {
@@ -221,8 +221,8 @@ describe('evalmodel models', () => {
     const r = cli(['models']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^NAME\s+RESOLVES TO\s+RELEASED\s+DESCRIPTION$/m);
-    expect(r.stdout).toMatch(/^evalmodel-latest\s+evalmodel-1\.14\.0\s+\d{4}-\d\d-\d\d\s+\S/m);
-    expect(r.stdout).toMatch(/^evalmodel-preview\s+evalmodel-1\.14\.0\s/m);
+    expect(r.stdout).toMatch(/^evalmodel-latest\s+evalmodel-1\.13\.0\s+\d{4}-\d\d-\d\d\s+\S/m);
+    expect(r.stdout).toMatch(/^evalmodel-preview\s+evalmodel-1\.13\.0\s/m);
   });
 
   it('--json prints the ModelMetadataList body', () => {
