@@ -18,7 +18,6 @@ import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import * as tf from '@tensorflow/tfjs-core';
 import * as api from '../../src/index.js';
 import { readEncoderWork } from '../../src/encoder/index.js';
 import type { Engine, EngineConfig, Questions, State } from '../../src/index.js';
@@ -33,6 +32,7 @@ import {
   type BenchCase,
 } from './inputs.js';
 import { jevbenchGroup, jevbenchTargets, warmRubrics } from './jevbench.js';
+import { cpuNow, machineBusyMs, measurePeak } from './machine.js';
 import {
   compareReports,
   formatReport,
@@ -90,12 +90,6 @@ interface Run {
   tokens: number;
   inputTokens: number;
 }
-
-/** CPU time of this process in ms (all threads: the engine's work runs on this one). */
-const cpuNow = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
 
 async function timed(engine: Engine, req: Request): Promise<Run> {
   const before = readEncoderWork();
@@ -155,39 +149,6 @@ function summarise(
   if (notes) result.notes = notes;
   console.error(`  ${label.padEnd(44)} median ${med.toFixed(2)} ms, cpu ${(result.cpuMs ?? 0).toFixed(2)} ms  (${(flops / 1e9).toFixed(3)} GFLOP)`);
   return result;
-}
-
-/** Best rate of the backend's matrix product, GFLOP/s: median of repeated large fused matMuls. */
-function measurePeak(): { gflops: number; kernel: string } {
-  const [m, k, n] = [1024, 512, 1536];
-  const a = tf.randomNormal([m, k]) as tf.Tensor2D;
-  const b = tf.randomNormal([k, n]) as tf.Tensor2D;
-  const bias = tf.randomNormal([n]);
-  const times: number[] = [];
-  const cpuTimes: number[] = [];
-  for (let i = 0; i < 12; i++) {
-    const cpu = cpuNow();
-    const start = performance.now();
-    const out = tf.fused.matMul({ a, b, bias });
-    out.dataSync();
-    const ms = performance.now() - start;
-    const cpuMs = cpuNow() - cpu;
-    out.dispose();
-    if (i >= 2) {
-      times.push(ms);
-      cpuTimes.push(cpuMs);
-    }
-  }
-  tf.dispose([a, b, bias]);
-  const flops = 2 * m * k * n;
-  // Best of wall and CPU time: on a shared machine the wall clock counts other processes' turns.
-  const ms = Math.min(median(times), median(cpuTimes));
-  return { gflops: flops / (ms * 1e6), kernel: `tf.fused.matMul ${m}x${k}x${n} on '${tf.getBackend()}', one core, median of 10 (wall ${median(times).toFixed(1)} ms, cpu ${median(cpuTimes).toFixed(1)} ms)` };
-}
-
-/** CPU time all cores of the machine spent busy (any process), ms. */
-function machineBusyMs(): number {
-  return os.cpus().reduce((n, c) => n + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
 }
 
 async function throughput(engine: Engine, id: string, label: string, requests: Request[]): Promise<ThroughputResult> {

@@ -1,0 +1,48 @@
+/**
+ * What the speed bench reads from the machine itself: CPU time, the backend's best
+ * matrix-product rate (the peak the achieved GFLOP/s are compared with), and how busy all cores
+ * are (to tell our work from other processes').
+ * @module
+ */
+import os from 'node:os';
+import * as tf from '@tensorflow/tfjs-core';
+import { median } from './report.js';
+
+/** CPU time of this process in ms (all threads: the engine's work runs on this one). */
+export const cpuNow = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** Best rate of the backend's matrix product, GFLOP/s: median of repeated large fused matMuls. */
+export function measurePeak(): { gflops: number; kernel: string } {
+  const [m, k, n] = [1024, 512, 1536];
+  const a = tf.randomNormal([m, k]) as tf.Tensor2D;
+  const b = tf.randomNormal([k, n]) as tf.Tensor2D;
+  const bias = tf.randomNormal([n]);
+  const times: number[] = [];
+  const cpuTimes: number[] = [];
+  for (let i = 0; i < 12; i++) {
+    const cpu = cpuNow();
+    const start = performance.now();
+    const out = tf.fused.matMul({ a, b, bias });
+    out.dataSync();
+    const ms = performance.now() - start;
+    const cpuMs = cpuNow() - cpu;
+    out.dispose();
+    if (i >= 2) {
+      times.push(ms);
+      cpuTimes.push(cpuMs);
+    }
+  }
+  tf.dispose([a, b, bias]);
+  const flops = 2 * m * k * n;
+  // Best of wall and CPU time: on a shared machine the wall clock counts other processes' turns.
+  const ms = Math.min(median(times), median(cpuTimes));
+  return { gflops: flops / (ms * 1e6), kernel: `tf.fused.matMul ${m}x${k}x${n} on '${tf.getBackend()}', one core, median of 10 (wall ${median(times).toFixed(1)} ms, cpu ${median(cpuTimes).toFixed(1)} ms)` };
+}
+
+/** CPU time all cores of the machine spent busy (any process), ms. */
+export function machineBusyMs(): number {
+  return os.cpus().reduce((n, c) => n + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+}
