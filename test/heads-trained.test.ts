@@ -3,7 +3,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { renderQuestion } from '../src/canonical/index.js';
 import { alignTexts, BUCKETS, bucketOf, buildBatch, forward, PARAM_SHAPES, type Params, type TextRep } from '../src/heads/late.js';
-import { headsFromBytes, logitsOfAligned, questionLogits, validateHeads, zeroShotTerm, type HeadsManifest } from '../src/heads/trained.js';
+import { headsFromBytes, questionLogits, validateHeads, zeroShotTerm, type HeadsManifest } from '../src/heads/trained.js';
 import { questionTexts } from '../src/heads/texts.js';
 import { createHash } from 'node:crypto';
 
@@ -74,7 +74,7 @@ describe('late-interaction heads', () => {
       const [i, ...l] = alignTexts(state, [q.instr, ...q.lines]);
       return { type: q.type, instructions: i!, lines: l };
     };
-    const alone = logitsOfAligned(params, align(q1));
+    const alone = questionLogits(params, state, q1.type, q1.instr, q1.lines);
     const together = tf.tidy(() => Array.from(forward(params, buildBatch([align(q2), align(q1)])).choice!.dataSync()));
     alone.forEach((x, i) => expect(15 * Math.tanh(together[i]! / 15)).toBeCloseTo(x, 4));
   });

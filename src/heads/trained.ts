@@ -10,7 +10,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { RenderedQuestion } from '../canonical/index.js';
 import { softmax } from './answers.js';
 import { sha256Hex } from './sha256.js';
-import { alignTexts, boundLogits, BUCKETS, bucketOf, buildBatch, forward, PARAM_SHAPES, type BatchQuestion, type Params, type TextRep } from './late.js';
+import { BUCKETS, bucketOf, PARAM_SHAPES, type Params, type TextRep } from './late.js';
+import { requestLogits } from './request-logits.js';
 
 /** The `heads` entry of a trained model in weights/manifest.json. */
 export interface TrainedHeadsSpec {
@@ -122,25 +123,12 @@ export function loadHeads(spec: TrainedHeadsSpec, weightsDir: string): TrainedHe
 
 /**
  * Raw logits of one question's outcomes, in `rendered.keys` order, on the scale training used
- * (choice and score bounded). noul: [yes logit, 0], so that a softmax gives the sigmoid.
+ * (choice and score bounded). noul: [yes logit, 0], so that a softmax gives the sigmoid. The
+ * request path batches questions ({@link requestLogits}); one question alone is a batch of one.
  */
 export function questionLogits(params: Params | readonly Params[], state: TextRep, type: RenderedQuestion['type'], instructions: TextRep, lines: readonly TextRep[]): number[] {
-  const [instr, ...aligned] = alignTexts(state, [instructions, ...lines]);
-  return logitsOfAligned(params, { type, instructions: instr!, lines: aligned });
-}
-
-/** Raw logits of one already aligned question (see {@link questionLogits}); an ensemble averages its members. */
-export function logitsOfAligned(params: Params | readonly Params[], question: BatchQuestion): number[] {
-  if (Array.isArray(params)) {
-    const all = params.map((p: Params) => logitsOfAligned(p, question));
-    return all[0]!.map((_, k) => all.reduce((s, l) => s + l[k]!, 0) / all.length);
-  }
-  const single = params as Params;
-  return tf.tidy(() => {
-    const out = forward(single, buildBatch([question]));
-    if (question.type === 'noul') return [out.noul!.dataSync()[0]!, 0];
-    return boundLogits(Array.from((question.type === 'choice' ? out.choice! : out.score!).dataSync()));
-  });
+  const members = Array.isArray(params) ? (params as readonly Params[]) : [params as Params];
+  return requestLogits(members, state, [{ type, instructions, lines }])[0]!;
 }
 
 /** Calibrated outcome probabilities from raw logits (temperature per type and option count). */

@@ -11,23 +11,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { initBackend } from '../encoder/backend.js';
-import { headsFromBytes, type HeadsManifest } from '../heads/trained.js';
+import { headsFromBytes, zeroShotTerm, type HeadsManifest } from '../heads/trained.js';
+import type { RenderedQuestion } from '../canonical/index.js';
 import { createTokenizer, loadVocabulary } from '../tokenizer/index.js';
 import { calibHalf, dataDir, loadCases, repoRoot, splitOf } from './data.js';
 import type { EncodingStore } from './encode-cache.js';
 import { prepare } from './prepare.js';
 import type { Params } from '../heads/late.js';
 
-/** Zero-shot logits of an item's outcomes (noul: [yes - no, 0], as the trained noul logits). */
-export function zeroShotLogits(store: EncodingStore, type: string, stateText: string, outcomes: readonly string[]): number[] {
-  const s = store.get(stateText).pooled;
-  const cos = outcomes.map((o) => {
-    const v = store.get(o).pooled;
-    let d = 0;
-    for (let i = 0; i < v.length; i++) d += v[i]! * s[i]!;
-    return d / 0.05;
-  });
-  return type === 'noul' ? [cos[0]! - cos[1]!, 0] : cos;
+/** Zero-shot logits of an item's outcomes, as served ({@link zeroShotTerm}), from the encoding cache. */
+export function zeroShotLogits(store: EncodingStore, type: RenderedQuestion['type'], stateText: string, outcomes: readonly string[]): number[] {
+  return zeroShotTerm(type, store.get(stateText).pooled, outcomes.map((o) => store.get(o).pooled));
 }
 
 type Pred = { item: { type: 'noul' | 'choice' | 'score'; gold: number }; logits: number[] };
