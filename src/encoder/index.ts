@@ -183,8 +183,6 @@ export class Encoder {
       // Per window (in batch order): its sums row and its token states.
       const sums: Float32Array[] = new Array<Float32Array>(windows.length);
       const states: (Float32Array | null)[] = new Array<Float32Array | null>(windows.length).fill(null);
-      const keep = (g: number) => batch[ownerOf[g]!]!.keepStates;
-      const ownerOf = batch.flatMap((p, i) => p.windows.map(() => i));
       const store = (indices: readonly number[], result: WindowResults) => {
         let row = 0;
         indices.forEach((g, r) => {
@@ -194,7 +192,8 @@ export class Encoder {
           row += n;
         });
       };
-      // Windows for an idle helper (one keepStates kind per hand-off), started before ours.
+      // Windows for an idle helper, started before ours; only a pass of one keepStates kind is
+      // split, so batch[0]'s kind is every window's.
       const sameKind = batch.every((p) => p.keepStates === batch[0]!.keepStates);
       const idle = this.helper !== null && sameKind && this.helper.available();
       // Rows of the windows on both threads when that finishes earlier (token states only:
@@ -215,7 +214,7 @@ export class Encoder {
         const result = await away;
         // A helper that failed (its thread ended) leaves its windows to us.
         if (result) store(sent, result);
-        else await this.encodeHere(new Slicer(), sent, windows, keep(sent[0]!), store);
+        else await this.encodeHere(new Slicer(), sent, windows, batch[0]!.keepStates, store);
       }
       let g = 0;
       const tokenStates = batch.map((p) => {

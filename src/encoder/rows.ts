@@ -17,7 +17,7 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { dense, normalise, type TransformerEncoder } from './transformer.js';
+import { attentionResidual, dense, ffnHidden, normalise, type TransformerEncoder } from './transformer.js';
 import { ENCODER_SHAPE } from './weights.js';
 
 /** Rows of one window on one side: side 0 has [0, cut), side 1 [cut, length). */
@@ -45,17 +45,13 @@ export function* encodeRows(
   cuts: readonly number[],
   side: 0 | 1,
 ): Generator<Float32Array, Float32Array[], Float32Array | undefined> {
-  const { embeddings, timing, embeddingDim: dim, layers } = encoder.prepared;
+  const { embeddingDim: dim, layers } = encoder.prepared;
   const other = side === 0 ? 1 : 0;
   const parts = windows.map((ids, i) => ({ ids, ...sideRows(ids.length, cuts[i]!, side), otherRows: sideRows(ids.length, cuts[i]!, other).rows }));
-  // The embedded input of our rows, as embedInput computes it (positions are window positions).
+  // The embedded input of our rows, as the single pass embeds them.
   let xs = parts.map(({ ids, from, rows }) => {
     const input = new Float32Array(rows * dim);
-    for (let r = 0; r < rows; r++) {
-      const e = ids[from + r]! * dim;
-      const p = (from + r) * dim;
-      for (let j = 0; j < dim; j++) input[r * dim + j] = embeddings[e + j]! + timing[p + j]!;
-    }
+    encoder.embedRows(ids, from, rows, input);
     return tf.tensor2d(input, [rows, dim]);
   });
   const held: tf.Tensor[] = [];
@@ -99,11 +95,8 @@ export function* encodeRows(
             return tf.matMul(tf.softmax(tf.matMul(p[3 * h]! as tf.Tensor2D, tf.transpose(keys) as tf.Tensor2D)), values);
           });
           const context = (contexts.length === 1 ? contexts[0]! : tf.concat(contexts, 1)) as tf.Tensor2D;
-          const attended = layer.widening
-            ? dense(tf.concat([context, x], 1) as tf.Tensor2D, layer.out)
-            : (tf.add(dense(context, layer.out), x) as tf.Tensor2D);
-          const hidden = dense(normalise(attended), layer.ffnIn, 'relu');
-          return tf.add(attended, dense(hidden, layer.ffnOut)) as tf.Tensor2D;
+          const attended = attentionResidual(layer, context, x);
+          return tf.add(attended, dense(ffnHidden(layer, attended), layer.ffnOut)) as tf.Tensor2D;
         }),
       );
       tf.dispose(held.splice(0));

@@ -89,6 +89,16 @@ export function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2
   return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' }) as tf.Tensor2D;
 }
 
+/** A layer's output projection of the attention context plus its residual (row by row). */
+export function attentionResidual(layer: PreparedLayer, context: tf.Tensor2D, x: tf.Tensor2D): tf.Tensor2D {
+  return layer.widening ? dense(tf.concat([context, x], 1) as tf.Tensor2D, layer.out) : (tf.add(dense(context, layer.out), x) as tf.Tensor2D);
+}
+
+/** A layer's FFN hidden activations (row by row). */
+export function ffnHidden(layer: PreparedLayer, x: tf.Tensor2D): tf.Tensor2D {
+  return dense(normalise(x), layer.ffnIn, 'relu');
+}
+
 function readAndDispose(t: tf.Tensor): Float32Array {
   const values = t.dataSync() as Float32Array;
   t.dispose();
@@ -169,9 +179,9 @@ export class TransformerEncoder {
     this.owned.push(this.pooler.kernel, this.pooler.bias);
   }
 
-  /** The folded weights, for the row split of one window across threads (rows.ts). */
-  get prepared(): { embeddings: Float32Array; timing: Float32Array; embeddingDim: number; layers: readonly PreparedLayer[] } {
-    return { embeddings: this.embeddings, timing: this.timing, embeddingDim: this.embeddingDim, layers: this.layers };
+  /** The folded layers and input width, for the row split of one window across threads (rows.ts). */
+  get prepared(): { embeddingDim: number; layers: readonly PreparedLayer[] } {
+    return { embeddingDim: this.embeddingDim, layers: this.layers };
   }
 
   private check(sequences: readonly (readonly number[])[]): void {
@@ -189,14 +199,21 @@ export class TransformerEncoder {
     const x = new Float32Array(total * dim);
     let row = 0;
     for (const ids of sequences) {
-      for (let t = 0; t < ids.length; t++, row++) {
-        const e = ids[t]! * dim;
-        const p = t * dim;
-        const o = row * dim;
-        for (let j = 0; j < dim; j++) x[o + j] = this.embeddings[e + j]! + this.timing[p + j]!;
-      }
+      this.embedRows(ids, 0, ids.length, x, row);
+      row += ids.length;
     }
     return tf.tensor2d(x, [total, dim]);
+  }
+
+  /** Embedding plus timing signal of a window's rows [from, from + rows), into `out` from row `at`. */
+  embedRows(ids: readonly number[], from: number, rows: number, out: Float32Array, at = 0): void {
+    const dim = this.embeddingDim;
+    for (let r = 0; r < rows; r++) {
+      const e = ids[from + r]! * dim;
+      const p = (from + r) * dim;
+      const o = (at + r) * dim;
+      for (let j = 0; j < dim; j++) out[o + j] = this.embeddings[e + j]! + this.timing[p + j]!;
+    }
   }
 
   /**
@@ -223,10 +240,8 @@ export class TransformerEncoder {
         return tf.reshape(tf.matMul(tf.softmax(scores), as3d(values)), [count * length, depth]) as tf.Tensor2D;
       });
       const context = (contexts.length === 1 ? contexts[0]! : tf.concat(contexts, 1)) as tf.Tensor2D;
-      x = layer.widening
-        ? dense(tf.concat([context, x], 1) as tf.Tensor2D, layer.out)
-        : (tf.add(dense(context, layer.out), x) as tf.Tensor2D);
-      const hidden = dense(normalise(x), layer.ffnIn, 'relu');
+      x = attentionResidual(layer, context, x);
+      const hidden = ffnHidden(layer, x);
       if (index === last && !keepStates) {
         return { sums: this.rowSums(x, count, length), hiddenSums: this.rowSums(hidden, count, length) };
       }
