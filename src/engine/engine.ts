@@ -79,7 +79,7 @@ class PipelineEngine implements Engine {
       heads.kind === 'zero-shot-similarity' || this.trainedHeads.needsOutcomes(heads)
         ? await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes))
         : null;
-    const trained = heads.kind === 'late-interaction' ? await this.trainedHeads.answerAll(heads, questions, rendered, encoding, stateIds, outcomeVectors) : null;
+    const trained = heads.kind === 'late-interaction' ? await this.trainedHeads.answerAll(heads, { state, questions, rendered }, encoding, stateIds, outcomeVectors) : null;
 
     const answers: Record<string, Answer> = {};
     let inputTokens = stateIds.length;

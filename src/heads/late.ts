@@ -25,6 +25,7 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
+import type { Batch, PairInputs } from './batch.js';
 import { comparisonFeatures, textCues } from './cues.js';
 
 export const HIDDEN = 512;
@@ -42,7 +43,7 @@ const SPAN_STRIDE = 6;
  * tokens the token aligns to lie in a negation's scope, and whether that disagrees with the
  * token's own negation in its text.
  */
-const PER_TOKEN = 5;
+export const PER_TOKEN = 5;
 /** Match features per text: the fixed ones + the importance-weighted per-token values. */
 export const NF = NFIXED + PER_TOKEN;
 /** Sharpness of the soft maximum and of the soft alignment over state tokens. */
@@ -73,6 +74,13 @@ export const PARAM_SHAPES: Record<string, number[]> = {
   s1: [3 * NF + VAL + 2, MLP],
   s1b: [MLP],
   s2: [MLP, 1],
+  // Questions comparing two state fields (fields.ts): (cosine - at) times a direction read
+  // from the outcome's own text, so it never depends on option order. Not for noul: read from
+  // the instructions, such a direction did not carry over to new wordings (model card).
+  cPair: [HIDDEN, 1],
+  cPairAt: [1],
+  sPair: [HIDDEN, 1],
+  sPairAt: [1],
 };
 
 export type Params = Record<string, tf.Tensor>;
@@ -204,124 +212,13 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
   });
 }
 
-/** One question in a batch: its type, its instructions and outcome lines, aligned to its state. */
-export interface BatchQuestion {
-  type: 'noul' | 'choice' | 'score';
-  instructions: Aligned;
-  /** noul: [true criterion, false criterion] (possibly empty); choice/score: one per outcome. */
-  lines: readonly Aligned[];
-}
+/** Gain of the pair term: cosines of unrelated and of equal texts lie about 0.7 apart. */
+const PAIR_GAIN = 8;
 
-/** Dense tensors of a batch (built in JS, no parameters). */
-export interface Batch {
-  tokens: tf.Tensor2D; // [F, H]
-  aligned: tf.Tensor2D; // [F, H]
-  bestSoft: tf.Tensor2D; // [F, PER_TOKEN]
-  assign: tf.Tensor2D; // [M, F] text membership
-  fixed: tf.Tensor2D; // [M, NFIXED]
-  pooled: tf.Tensor2D; // [M, H]
-  noul: { count: number; instr: tf.Tensor2D; critT: tf.Tensor2D; critF: tf.Tensor2D; has: tf.Tensor1D } | null;
-  choice: { count: number; lines: tf.Tensor2D; group: tf.Tensor2D; mean: tf.Tensor2D; sizes: number[] } | null;
-  score: { count: number; lines: tf.Tensor2D; group: tf.Tensor2D; mean: tf.Tensor2D; neighbours: tf.Tensor2D; pos: tf.Tensor2D; sizes: number[] } | null;
-}
-
-/** Builds the batch tensors for a list of questions (call inside tf.tidy or dispose). */
-export function buildBatch(questions: readonly BatchQuestion[]): Batch {
-  const texts: Aligned[] = [];
-  const add = (a: Aligned) => texts.push(a) - 1;
-  const noulRows: [number, number, number, number][] = [];
-  const choiceRows: number[][] = [];
-  const scoreRows: number[][] = [];
-  for (const q of questions) {
-    if (q.type === 'noul') {
-      const has = q.lines.some((l) => l.n > 0) ? 1 : 0;
-      noulRows.push([add(q.instructions), add(q.lines[0]!), add(q.lines[1]!), has]);
-    } else {
-      (q.type === 'choice' ? choiceRows : scoreRows).push(q.lines.map(add));
-    }
-  }
-  const M = texts.length;
-  const F = Math.max(1, texts.reduce((s, t) => s + t.n, 0));
-  const tok = new Float32Array(F * HIDDEN);
-  const al = new Float32Array(F * HIDDEN);
-  const bs = new Float32Array(F * PER_TOKEN);
-  const assign = new Float32Array(M * F);
-  const fixed = new Float32Array(M * NFIXED);
-  const pooled = new Float32Array(M * HIDDEN);
-  let row = 0;
-  texts.forEach((t, m) => {
-    tok.set(t.tokens, row * HIDDEN);
-    al.set(t.aligned, row * HIDDEN);
-    for (let i = 0; i < t.n; i++) {
-      bs[(row + i) * PER_TOKEN] = t.best[i]!;
-      bs[(row + i) * PER_TOKEN + 1] = t.soft[i]!;
-      bs[(row + i) * PER_TOKEN + 2] = t.exact[i]!;
-      bs[(row + i) * PER_TOKEN + 3] = t.negAtt[i]!;
-      bs[(row + i) * PER_TOKEN + 4] = Math.abs(t.negAtt[i]! - t.selfNeg[i]!);
-      assign[m * F + row + i] = 1;
-    }
-    row += t.n;
-    fixed.set(t.fixed, m * NFIXED);
-    pooled.set(t.pooled, m * HIDDEN);
-  });
-  const select = (rows: number[]) => {
-    const s = new Float32Array(rows.length * M);
-    rows.forEach((r, i) => (s[i * M + r] = 1));
-    return tf.tensor2d(s, [rows.length, M]);
-  };
-  const groups = (rowsPerQ: number[][]) => {
-    const flat = rowsPerQ.flat();
-    const L = flat.length;
-    const G = rowsPerQ.length;
-    const group = new Float32Array(G * L);
-    const mean = new Float32Array(L * L);
-    const nb = new Float32Array(L * L);
-    const pos = new Float32Array(L * 2);
-    let start = 0;
-    rowsPerQ.forEach((rows, g) => {
-      const K = rows.length;
-      for (let k = 0; k < K; k++) {
-        group[g * L + start + k] = 1;
-        for (let j = 0; j < K; j++) mean[(start + k) * L + start + j] = 1 / K;
-        const ns = [k - 1, k + 1].filter((j) => j >= 0 && j < K);
-        for (const j of ns) nb[(start + k) * L + start + j] = 1 / ns.length;
-        const x = K > 1 ? (2 * k) / (K - 1) - 1 : 0;
-        pos[(start + k) * 2] = Math.abs(x);
-        pos[(start + k) * 2 + 1] = x * x;
-      }
-      start += K;
-    });
-    return {
-      lines: select(flat),
-      group: tf.tensor2d(group, [G, L]),
-      mean: tf.tensor2d(mean, [L, L]),
-      neighbours: tf.tensor2d(nb, [L, L]),
-      pos: tf.tensor2d(pos, [L, 2]),
-      sizes: rowsPerQ.map((r) => r.length),
-      count: L,
-    };
-  };
-  const c = choiceRows.length ? groups(choiceRows) : null;
-  const s = scoreRows.length ? groups(scoreRows) : null;
-  return {
-    tokens: tf.tensor2d(tok, [F, HIDDEN]),
-    aligned: tf.tensor2d(al, [F, HIDDEN]),
-    bestSoft: tf.tensor2d(bs, [F, PER_TOKEN]),
-    assign: tf.tensor2d(assign, [M, F]),
-    fixed: tf.tensor2d(fixed, [M, NFIXED]),
-    pooled: tf.tensor2d(pooled, [M, HIDDEN]),
-    noul: noulRows.length
-      ? {
-          count: noulRows.length,
-          instr: select(noulRows.map((r) => r[0])),
-          critT: select(noulRows.map((r) => r[1])),
-          critF: select(noulRows.map((r) => r[2])),
-          has: tf.tensor1d(noulRows.map((r) => r[3])),
-        }
-      : null,
-    choice: c ? { count: c.count, lines: c.lines, group: c.group, mean: c.mean, sizes: c.sizes } : null,
-    score: s,
-  };
+/** The pair term: gain x (cosine - at) x (pooled text . direction) where a pair exists, else 0; [N]. */
+function pairTerm(pair: PairInputs, pooled: tf.Tensor, direction: tf.Tensor, at: tf.Tensor): tf.Tensor1D {
+  const coef = tf.mul(tf.sub(pair.sim, tf.mul(pair.has, at)), PAIR_GAIN);
+  return tf.reshape(tf.mul(coef, tf.matMul(pooled as tf.Tensor2D, direction as tf.Tensor2D)), [-1]) as tf.Tensor1D;
 }
 
 function mlp(x: tf.Tensor2D, w1: tf.Tensor, b1: tf.Tensor, w2: tf.Tensor, b2?: tf.Tensor): tf.Tensor1D {
@@ -357,7 +254,7 @@ export function forward(p: Params, b: Batch): { noul: tf.Tensor1D | null; choice
     const centred = tf.sub(fl, tf.matMul(b.choice.mean, fl));
     const pl = tf.matMul(b.choice.lines, b.pooled);
     const inter = tf.mul(tf.matMul(b.choice.lines, r), tf.matMul(pl, p.cLine as tf.Tensor2D));
-    out.choice = mlp(tf.concat([fl, centred, inter], 1) as tf.Tensor2D, p.c1!, p.c1b!, p.c2!);
+    out.choice = tf.add(mlp(tf.concat([fl, centred, inter], 1) as tf.Tensor2D, p.c1!, p.c1b!, p.c2!), pairTerm(b.choice.pair, pl, p.cPair!, p.cPairAt!)) as tf.Tensor1D;
   }
   if (b.score) {
     const fl = tf.matMul(b.score.lines, f);
@@ -365,7 +262,7 @@ export function forward(p: Params, b: Batch): { noul: tf.Tensor1D | null; choice
     const nb = tf.matMul(b.score.neighbours, centred);
     const pl = tf.matMul(b.score.lines, b.pooled);
     const inter = tf.mul(tf.matMul(b.score.lines, r), tf.matMul(pl, p.sLine as tf.Tensor2D));
-    out.score = mlp(tf.concat([fl, centred, nb, inter, b.score.pos], 1) as tf.Tensor2D, p.s1!, p.s1b!, p.s2!);
+    out.score = tf.add(mlp(tf.concat([fl, centred, nb, inter, b.score.pos], 1) as tf.Tensor2D, p.s1!, p.s1b!, p.s2!), pairTerm(b.score.pair, pl, p.sPair!, p.sPairAt!)) as tf.Tensor1D;
   }
   return out;
 }

@@ -17,7 +17,8 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { RenderedQuestion } from '../canonical/index.js';
-import { alignTexts, boundLogits, buildBatch, forward, type BatchQuestion, type Params, type TextRep } from './late.js';
+import { buildBatch, type BatchQuestion } from './batch.js';
+import { alignTexts, boundLogits, forward, type Params, type TextRep } from './late.js';
 
 /** One question's encoded texts, as `questionLogits` takes them. */
 export interface QuestionInput {
@@ -25,6 +26,8 @@ export interface QuestionInput {
   instructions: TextRep;
   /** One per outcome (noul: the yes and no criteria, possibly empty texts). */
   lines: readonly TextRep[];
+  /** Cosine between the two state fields the question compares (fields.ts), or null. */
+  pair?: number | null;
 }
 
 /** Texts of one chunk at most (the batch's membership matrices are texts x tokens). */
@@ -95,7 +98,7 @@ export function requestLogits(members: readonly Params[], state: TextRep, questi
       const instructions = aligned[at++]!;
       const lines = aligned.slice(at, at + q.lines.length);
       at += q.lines.length;
-      return { type: q.type, instructions, lines };
+      return { type: q.type, instructions, lines, pair: q.pair ?? null };
     });
     // The batch's tensors are built once and read by every member.
     const perMember = tf.tidy(() => {

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { RenderedQuestion } from '../canonical/index.js';
 import type { StateEncoding } from '../encoder/index.js';
-import type { Answer, Question } from '../types.js';
+import type { Answer, Question, State } from '../types.js';
+import { pairSimilarity } from './fields.js';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
 import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
@@ -82,21 +83,25 @@ export class TrainedHeadsRunner {
     return loadHeads(spec, this.weightsDir);
   }
 
-  /** Answers every question of a request against one state encoding. */
+  /**
+   * Answers every question of a request against one state encoding (`state`, the encoding of
+   * `request.state`, whose token ids are `stateIds`).
+   */
   async answerAll(
     spec: TrainedHeadsSpec,
-    questions: Readonly<Record<string, Question>>,
-    rendered: readonly (readonly [string, RenderedQuestion])[],
+    request: { state: State; questions: Readonly<Record<string, Question>>; rendered: readonly (readonly [string, RenderedQuestion])[] },
     state: StateEncoding,
     stateIds: readonly number[],
     outcomeVectors: ReadonlyMap<string, Float32Array> | null = null,
   ): Promise<Map<string, Answer>> {
     const heads = this.heads(spec);
+    const { questions, rendered } = request;
     const inputs = await Promise.all(
-      rendered.map(async ([, r]) => {
+      rendered.map(async ([id, r]) => {
         const t = questionTexts(r);
         const [instructions, ...lines] = await Promise.all([this.encode(t.instructions), ...t.lines.map((l) => this.encode(l))]);
-        return { type: r.type, instructions: instructions!, lines };
+        const pair = pairSimilarity(questions[id]!, request.state, stateIds, state.tokenStates, this.tokenize);
+        return { type: r.type, instructions: instructions!, lines, pair };
       }),
     );
     // All questions in one batch (see request-logits.ts): same logits as one by one.

@@ -22,7 +22,8 @@ import { flattenWhitespace, renderQuestion, renderState } from '../canonical/ind
 import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
 import { initBackend } from '../encoder/backend.js';
 import { itemScoreOf } from './score.js';
-import { alignTexts, boundLogits, BUCKETS, bucketOf, buildBatch, forward, groupLogSoftmax, PARAM_SHAPES, type Aligned, type BatchQuestion, type Params, type TextRep } from '../heads/late.js';
+import { buildBatch, type BatchQuestion } from '../heads/batch.js';
+import { alignTexts, boundLogits, BUCKETS, bucketOf, forward, groupLogSoftmax, PARAM_SHAPES, type Aligned, type Params, type TextRep } from '../heads/late.js';
 import { calibrated, type HeadsManifest } from '../heads/trained.js';
 import { questionTexts } from '../heads/texts.js';
 import { calibHalf, dataDir, fileHash, goldIndex, loadCases, repoRoot, rng, shuffled, splitOf, SPLIT, type Case } from './data.js';
@@ -30,6 +31,8 @@ import type { EncodingStore } from './encode-cache.js';
 import { prepare } from './prepare.js';
 import { registerGradients } from './gradients.js';
 import { mixInto } from './mix.js';
+import { pairCases } from './pairs.js';
+import { pairSimilarity } from '../heads/fields.js';
 
 export interface Item {
   type: 'noul' | 'choice' | 'score';
@@ -40,6 +43,8 @@ export interface Item {
   /** Rendered outcome texts and the state's text (for the zero-shot term, see mix.ts). */
   outcomes: string[];
   stateText: string;
+  /** Cosine between the two state fields the question compares (heads/fields.ts), or null. */
+  pair: number | null;
 }
 
 export interface Example {
@@ -49,9 +54,10 @@ export interface Example {
 
 /** Renders, looks up the cached encodings and aligns every question of every case to its state. */
 export function buildExamples(cases: readonly Case[], store: EncodingStore, tokenizer: Tokenizer): Example[] {
+  const tokenize = (text: string) => tokenizer.encode(flattenWhitespace(text));
   const rep = (text: string): TextRep => {
     const e = store.get(text);
-    const ids = text === '' ? [] : tokenizer.encode(flattenWhitespace(text));
+    const ids = text === '' ? [] : tokenize(text);
     if (ids.length !== e.n) throw new Error(`token count mismatch for ${JSON.stringify(text.slice(0, 60))}`);
     return { ...e, ids };
   };
@@ -66,7 +72,8 @@ export function buildExamples(cases: readonly Case[], store: EncodingStore, toke
       if (gold < 0 || gold >= rendered.keys.length) continue;
       const t = questionTexts(rendered);
       const [instr, ...lines] = alignTexts(state, [rep(t.instructions), ...t.lines.map((l) => rep(l))]);
-      items.push({ type: rendered.type, instr: instr!, lines, gold, hasCrit: rendered.type === 'noul' && lines.some((l) => l.n > 0), outcomes: rendered.outcomes, stateText });
+      const pair = pairSimilarity(q, c.state, state.ids!, state.tokens, tokenize);
+      items.push({ type: rendered.type, instr: instr!, lines, gold, hasCrit: rendered.type === 'noul' && lines.some((l) => l.n > 0), outcomes: rendered.outcomes, stateText, pair });
     }
     return { id: c.id, items };
   });
@@ -88,8 +95,11 @@ export function initParams(seed: number, prefix = ''): Record<string, tf.Variabl
   return out;
 }
 
-/** Mean loss over the questions of a batch of cases, with augmentation when `random` is given. */
-function batchLoss(p: Params, examples: readonly Example[], random: (() => number) | null, smoothing: number): tf.Scalar {
+/**
+ * Mean loss over the questions of a batch of cases, with augmentation when `random` is given;
+ * `pairs` false leaves out every question's pair input (the first training stage).
+ */
+function batchLoss(p: Params, examples: readonly Example[], random: (() => number) | null, smoothing: number, pairs = true): tf.Scalar {
   const items = examples.flatMap((ex) => ex.items);
   const questions: BatchQuestion[] = [];
   const noulY: number[] = [];
@@ -106,7 +116,7 @@ function batchLoss(p: Params, examples: readonly Example[], random: (() => numbe
       const yes = (it.gold === 0) !== swap ? 1 : 0;
       noulY.push(yes * (1 - smoothing) + smoothing / 2);
     } else {
-      questions.push({ type: it.type, instructions: it.instr, lines: it.lines });
+      questions.push({ type: it.type, instructions: it.instr, lines: it.lines, pair: pairs ? it.pair : null });
       (it.type === 'choice' ? choiceT : scoreT).push(...target(it));
     }
   }
@@ -116,7 +126,11 @@ function batchLoss(p: Params, examples: readonly Example[], random: (() => numbe
   // Weight decay on the 512-wide projections, scaled to the batch (they see every token).
   const decay = Number(process.env.TRAIN_DECAY ?? 3e-4);
   if (decay > 0) {
-    const big = Object.entries(PARAM_SHAPES).filter(([, shape]) => shape[0] === 512).map(([name]) => tf.sum(tf.square(p[name]!)));
+    // Not the pair directions: they act through one coefficient per question and only the
+    // generated pair cases (a few percent of a batch) train them, which the decay would swamp.
+    const big = Object.entries(PARAM_SHAPES)
+      .filter(([name, shape]) => shape[0] === 512 && !name.endsWith('Pair'))
+      .map(([name]) => tf.sum(tf.square(p[name]!)));
     parts.push(tf.mul(tf.addN(big), decay * items.length) as tf.Scalar);
   }
   if (out.noul) parts.push(tf.sum(tf.losses.sigmoidCrossEntropy(tf.tensor1d(noulY), out.noul, undefined, 0, tf.Reduction.NONE)) as tf.Scalar);
@@ -125,13 +139,13 @@ function batchLoss(p: Params, examples: readonly Example[], random: (() => numbe
   return tf.div(tf.addN(parts), Math.max(1, items.length)) as tf.Scalar;
 }
 
-/** Raw logits of every item (for evaluation and temperature fitting), batched. */
-export function predictAll(p: Params, examples: readonly Example[]): { item: Item; logits: number[] }[] {
+/** Raw logits of every item (for evaluation and temperature fitting), batched; `pairs` as in batchLoss. */
+export function predictAll(p: Params, examples: readonly Example[], pairs = true): { item: Item; logits: number[] }[] {
   const out: { item: Item; logits: number[] }[] = [];
   for (let i = 0; i < examples.length; i += 16) {
     const items = examples.slice(i, i + 16).flatMap((ex) => ex.items);
     tf.tidy(() => {
-      const b = buildBatch(items.map((it) => ({ type: it.type, instructions: it.instr, lines: it.lines })));
+      const b = buildBatch(items.map((it) => ({ type: it.type, instructions: it.instr, lines: it.lines, pair: pairs ? it.pair : null })));
       const res = forward(p, b);
       const nv = res.noul ? Array.from(res.noul.dataSync()) : [];
       const cv = res.choice ? Array.from(res.choice.dataSync()) : [];
@@ -219,6 +233,10 @@ function fmt(m: Record<string, { n: number; accuracy: number; nll: number }>): s
     .join('; ');
 }
 
+/** The parameters of the pair terms (late.ts), trained in the second stage. */
+const PAIR_PARAMS = Object.keys(PARAM_SHAPES).filter((name) => name.includes('Pair'));
+const PAIR_EPOCHS = 6;
+
 async function main(): Promise<void> {
   const started = Date.now();
   const seed = Number(process.env.TRAIN_SEED ?? 7);
@@ -230,7 +248,10 @@ async function main(): Promise<void> {
   const cases = loadCases(trainDir);
   // Held-out splits also need their full outcome texts, for the zero-shot term (mix.ts).
   const heldOutCases = cases.filter((c) => splitOf(c) !== 'train');
-  const store = await prepare(cases, Number(process.env.TRAIN_WORKERS ?? 2), heldOutCases);
+  // Field-comparison cases made from training-split texts only (pairs.ts); they train only.
+  const pairCount = Number(process.env.TRAIN_PAIRS ?? 600);
+  const generated = pairCases(cases.filter((c) => splitOf(c) === 'train'), pairCount, seed);
+  const store = await prepare([...cases, ...generated], Number(process.env.TRAIN_WORKERS ?? 2), heldOutCases);
   const log = (msg: string) => process.stderr.write(`[train ${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}\n`);
   log(`encodings ready; ${cases.length} cases`);
   await initBackend(process.env.EVALMODEL_TRAIN_BACKEND === 'cpu' ? 'cpu' : 'wasm');
@@ -240,6 +261,8 @@ async function main(): Promise<void> {
   for (const c of cases) bySplit[splitOf(c)].push(c);
   const tokenizer = createTokenizer(await loadVocabulary());
   const train = buildExamples(bySplit.train, store, tokenizer);
+  // The second stage's data: the generated cases and the corpus's own field comparisons.
+  const pairTrain = [...buildExamples(generated, store, tokenizer), ...train.map((ex) => ({ ...ex, items: ex.items.filter((it) => it.pair !== null) }))].filter((ex) => ex.items.length > 0);
   const stop = buildExamples(bySplit.calib.filter((c) => calibHalf(c) === 'stop'), store, tokenizer);
   const calib = buildExamples(bySplit.calib.filter((c) => calibHalf(c) === 'fit'), store, tokenizer);
   const test = buildExamples(bySplit.test, store, tokenizer);
@@ -263,12 +286,12 @@ async function main(): Promise<void> {
         const batch = order.slice(b, b + batchCases);
         const n = batch.reduce((s, ex) => s + ex.items.length, 0);
         if (n === 0) continue;
-        const cost = optimizer.minimize(() => batchLoss(params, batch, random, smoothing), true);
+        const cost = optimizer.minimize(() => batchLoss(params, batch, random, smoothing, false), true);
         total += cost!.dataSync()[0]! * n;
         count += n;
         cost!.dispose();
       }
-      const m = metrics(predictAll(params, stop), Object.fromEntries(BUCKETS.map((k) => [k, 1])));
+      const m = metrics(predictAll(params, stop, false), Object.fromEntries(BUCKETS.map((k) => [k, 1])));
       log(`member ${member + 1}/${members} epoch ${epoch + 1}/${epochs}: train loss ${(total / count).toFixed(4)}; calib (epochs half) ${fmt(m)}`);
       if (m.pooled!.nll < best.loss) {
         best = { epoch, loss: m.pooled!.nll, values: new Map(Object.entries(params).map(([k, v]) => [k, (v.dataSync() as Float32Array).slice()])) };
@@ -277,6 +300,19 @@ async function main(): Promise<void> {
     log(`member ${member + 1}: best epoch ${best.epoch + 1}`);
     for (const [k, v] of Object.entries(params)) v.assign(tf.tensor(best.values.get(k)!, v.shape));
     optimizer.dispose();
+    // Stage 2: only the pair terms learn, everything else frozen, so that a question comparing
+    // no state fields is answered exactly as by the first stage alone.
+    const pairVars = PAIR_PARAMS.map((name) => params[name]!);
+    const pairOptimizer = tf.train.adam(lr);
+    const pairRandom = rng(memberSeed + 1);
+    for (let epoch = 0; epoch < PAIR_EPOCHS; epoch++) {
+      const order = shuffled(pairTrain, pairRandom);
+      for (let b = 0; b < order.length; b += batchCases) {
+        pairOptimizer.minimize(() => batchLoss(params, order.slice(b, b + batchCases), null, smoothing), false, pairVars);
+      }
+    }
+    pairOptimizer.dispose();
+    log(`member ${member + 1}: pair terms trained on ${pairTrain.length} cases, ${PAIR_EPOCHS} epochs`);
     trained.push(params);
     bestEpochs.push(best.epoch + 1);
   }
@@ -322,6 +358,7 @@ async function main(): Promise<void> {
     seed,
     settings: { epochs, bestEpochs, batchCases, lr, smoothing, weightDecay: Number(process.env.TRAIN_DECAY ?? 3e-4), optimizer: 'adam', backend: tf.getBackend(), split: SPLIT },
     data: files.map((f) => ({ file: `train/${f}`, sha256: fileHash(path.join(trainDir, f)) })),
+    generated: { pairCases: generated.length, seed, method: 'src/training/pairs.ts', stage2: { params: PAIR_PARAMS, epochs: PAIR_EPOCHS, cases: pairTrain.length } },
     counts: { train: train.length, calibEpochs: stop.length, calibTemperatures: calib.length, test: test.length },
     heldOut: { test: testMetrics, calib: calibMetrics },
     trainSeconds: Math.round((Date.now() - started) / 1000),
