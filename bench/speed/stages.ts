@@ -1,0 +1,53 @@
+/**
+ * Where a jevbench-sample request's time goes on one engine: the encoder pass over the new
+ * state, the trained heads, and the rest (validation, canonical form, tokenizer), per request
+ * with a new state and a known rubric, three passes over the 48 cases. The two stages are timed
+ * by wrapping `Encoder.prototype.encodeState` and `TrainedHeadsRunner.prototype.answerAll`, so
+ * the engine runs unchanged.
+ *
+ *   node dist/bench/speed/stages.js
+ * @module
+ */
+import { Encoder } from '../../src/encoder/index.js';
+import { TrainedHeadsRunner } from '../../src/heads/runner.js';
+import { createEngine } from '../../src/index.js';
+import { loadCases, withNonce } from './inputs.js';
+import { median } from './report.js';
+
+const spent = { encoder: 0, heads: 0 };
+
+/** Wraps an async method so that its wall time adds to `spent[key]`. */
+function timeMethod<T extends object>(proto: T, name: keyof T & string, key: keyof typeof spent): void {
+  const original = proto[name] as unknown as (...args: unknown[]) => Promise<unknown>;
+  (proto as Record<string, unknown>)[name] = async function (this: unknown, ...args: unknown[]) {
+    const start = performance.now();
+    try {
+      return await original.apply(this, args);
+    } finally {
+      spent[key] += performance.now() - start;
+    }
+  };
+}
+timeMethod(Encoder.prototype, 'encodeState', 'encoder');
+timeMethod(TrainedHeadsRunner.prototype, 'answerAll', 'heads');
+
+const engine = await createEngine();
+const cases = loadCases();
+// Every rubric known first (asked once with another state).
+for (const c of cases) await engine.evaluate(withNonce(c.state, 999), c.questions);
+const rows: { total: number; encoder: number; heads: number; tokens: number }[] = [];
+for (let pass = 0; pass < 3; pass++) {
+  for (const c of cases) {
+    spent.encoder = 0;
+    spent.heads = 0;
+    const start = performance.now();
+    const res = await engine.evaluate(withNonce(c.state, pass), c.questions);
+    rows.push({ total: performance.now() - start, encoder: spent.encoder, heads: spent.heads, tokens: res.usage.input_tokens });
+  }
+}
+const backend = engine.stats().backend;
+await engine.close();
+const m = (f: (r: (typeof rows)[number]) => number) => median(rows.map(f)).toFixed(1);
+console.log(`jevbench-sample, new state + known rubric, ${rows.length} requests on one engine (${backend}):`);
+console.log(`  median total ${m((r) => r.total)} ms = encoder ${m((r) => r.encoder)} + heads ${m((r) => r.heads)} + rest ${m((r) => r.total - r.encoder - r.heads)} ms (medians of each part)`);
+console.log(`  median input tokens ${m((r) => r.tokens)}`);
