@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { flattenWhitespace, renderState } from '../src/canonical/index.js';
-import { fieldSpan, pairSimilarity, referencedPair, spanCosine } from '../src/heads/fields.js';
+import { fieldSpans, pairSimilarity, referencedPair, spanCosine } from '../src/heads/fields.js';
 import { HIDDEN } from '../src/heads/late.js';
 import { createTokenizer, loadVocabulary } from '../src/tokenizer/index.js';
 import type { JsonObject, Question } from '../src/types.js';
@@ -32,20 +32,24 @@ describe('referencedPair', () => {
   });
 });
 
-describe('fieldSpan', () => {
+describe('fieldSpans', () => {
   const word = fc.constantFrom('river', 'invoice', 'late', 'blue', 'the', 'shipment', 'arrived', 'on', 'Monday', '42', 'refund', 'quickly');
-  const value = fc.array(word, { minLength: 1, maxLength: 12 }).map((w) => w.join(' '));
+  const line = fc.array(word, { minLength: 1, maxLength: 12 }).map((w) => w.join(' '));
+  const value = fc.oneof(line, fc.array(line, { minLength: 2, maxLength: 3 }).map((l) => l.join('\n')), fc.integer({ min: -5000, max: 99999 }));
   const key = fc.constantFrom('note', 'text_1', 'text_2', 'summary', 'id', 'body', 'reply');
 
-  it('locates exactly the tokens of a string field value', () => {
+  it('locates exactly the tokens of each field value (strings, multi-line strings, numbers)', () => {
     fc.assert(
       fc.property(fc.dictionary(key, value, { minKeys: 1 }), (fields) => {
         const state = fields as JsonObject;
         const ids = tokenize(renderState(state));
+        const spans = fieldSpans(state, ids, tokenize);
+        expect([...spans.keys()].sort()).toEqual(Object.keys(fields).sort());
         for (const [name, v] of Object.entries(fields)) {
-          const span = fieldSpan(state, ids, tokenize, name);
-          expect(span).not.toBeNull();
-          expect(ids.slice(span!.start, span!.end)).toEqual(tokenize(v));
+          const span = spans.get(name)!;
+          // The value as rendered under its label (numbers as written, lines folded).
+          expect(ids.slice(span.start, span.end)).toEqual(tokenize(renderState({ [name]: v }).slice(name.length + 1)));
+          if (typeof v === 'string' && !v.includes('\n')) expect(ids.slice(span.start, span.end)).toEqual(tokenize(v));
         }
       }),
       { numRuns: 60 },
@@ -55,11 +59,13 @@ describe('fieldSpan', () => {
   it('gives no span where the value is not one labelled block', () => {
     const state = { meta: { a: 1 }, text: 'hello there' } as JsonObject;
     const ids = tokenize(renderState(state));
-    expect(fieldSpan(state, ids, tokenize, 'meta')).toBeNull();
-    expect(fieldSpan(state, ids, tokenize, 'missing')).toBeNull();
-    expect(fieldSpan(state, ids, tokenize, 'text')).not.toBeNull();
+    const spans = fieldSpans(state, ids, tokenize);
+    expect(spans.has('meta')).toBe(false);
+    expect(spans.has('missing')).toBe(false);
+    expect(spans.get('text')).toEqual({ start: ids.length - tokenize('hello there').length, end: ids.length });
     // Ids of another text: the check against the state's own tokens fails.
-    expect(fieldSpan(state, tokenize('something else entirely'), tokenize, 'text')).toBeNull();
+    expect(fieldSpans(state, tokenize('something else entirely'), tokenize).size).toBe(0);
+    expect(fieldSpans('a string state', tokenize('a string state'), tokenize).size).toBe(0);
   });
 });
 
@@ -77,15 +83,16 @@ describe('spanCosine and pairSimilarity', () => {
     const state = { left: 'alpha beta', right: 'gamma' } as JsonObject;
     const ids = tokenize(renderState(state));
     const tokens = new Float32Array(ids.length * HIDDEN);
-    const left = fieldSpan(state, ids, tokenize, 'left')!;
-    const right = fieldSpan(state, ids, tokenize, 'right')!;
+    const spans = fieldSpans(state, ids, tokenize);
+    const left = spans.get('left')!;
+    const right = spans.get('right')!;
     for (let t = left.start; t < left.end; t++) tokens[t * HIDDEN] = 1;
     for (let t = right.start; t < right.end; t++) tokens[t * HIDDEN] = 1;
-    expect(pairSimilarity(noul('Is `left` like `right`?'), state, ids, tokens, tokenize)).toBeCloseTo(1, 12);
+    expect(pairSimilarity(noul('Is `left` like `right`?'), state, spans, tokens)).toBeCloseTo(1, 12);
     for (let t = right.start; t < right.end; t++) [tokens[t * HIDDEN], tokens[t * HIDDEN + 1]] = [0, 1];
-    expect(pairSimilarity(noul('Is `left` like `right`?'), state, ids, tokens, tokenize)).toBe(0);
-    expect(pairSimilarity(noul('Is `left` long?'), state, ids, tokens, tokenize)).toBeNull();
+    expect(pairSimilarity(noul('Is `left` like `right`?'), state, spans, tokens)).toBe(0);
+    expect(pairSimilarity(noul('Is `left` long?'), state, spans, tokens)).toBeNull();
     // No token states (a pooled-only encoding): no pair.
-    expect(pairSimilarity(noul('Is `left` like `right`?'), state, ids, new Float32Array(0), tokenize)).toBeNull();
+    expect(pairSimilarity(noul('Is `left` like `right`?'), state, spans, new Float32Array(0))).toBeNull();
   });
 });

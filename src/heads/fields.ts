@@ -5,11 +5,11 @@
  * question gets one more input: the cosine between the mean token states of the two fields'
  * values, read from the state's one cached encoding (no extra encoder work).
  *
- * A field's span is found by rendering the state's leading fields: the canonical form writes
- * an object's fields in order, one labelled block each, and the tokenizer cuts at spaces, so
- * the token count of the text up to a field's label and up to its end locates its value among
- * the state's tokens. Every step is checked against the state's own token ids; a field whose
- * span cannot be located exactly gives no pair (the heads then see "no pair").
+ * A field's span is found from the canonical form: it writes an object's fields in order, one
+ * labelled block each, and the tokenizer cuts at spaces, so each block's own tokens, counted
+ * in order, locate its value among the state's tokens. Every block is checked against the
+ * state's own token ids; a field whose span cannot be located exactly gives no pair (the heads
+ * then see "no pair").
  * @module
  */
 import { renderState, sanitizeLabel } from '../canonical/index.js';
@@ -65,21 +65,43 @@ function startsWithIds(ids: readonly number[], prefix: readonly number[]): boole
   return true;
 }
 
-/** The value span of top-level field `name` among `stateIds`, or null when it cannot be located exactly. */
-export function fieldSpan(state: State, stateIds: readonly number[], tokenize: Tokenize, name: string): Span | null {
-  if (!isObjectState(state)) return null;
+/**
+ * The value spans of the state's top-level fields among `stateIds`, for every field whose value
+ * is one labelled block (`name: value`; not nested objects, whose lines carry dotted labels).
+ * Each field's block is rendered and tokenized on its own, once, and checked against the state's
+ * own token ids. Where a block's tokens differ in context (the tokenizer's choice at the block's
+ * edge), that block is counted through the whole text before it instead; where even that does
+ * not match, the remaining fields get no span.
+ */
+export function fieldSpans(state: State, stateIds: readonly number[], tokenize: Tokenize): Map<string, Span> {
+  const spans = new Map<string, Span>();
+  if (!isObjectState(state)) return spans;
   const entries = Object.entries(state).filter(([, v]) => v !== undefined);
-  const at = entries.findIndex(([k]) => k === name);
-  if (at < 0) return null;
-  const full = renderState(state);
-  const before = at === 0 ? '' : renderState(Object.fromEntries(entries.slice(0, at)) as JsonObject);
-  const through = renderState(Object.fromEntries(entries.slice(0, at + 1)) as JsonObject);
-  const label = `${before}${at === 0 ? '' : '\n'}${sanitizeLabel(name)}:`;
-  if (!full.startsWith(through) || !through.startsWith(label) || (through.length < full.length && full[through.length] !== '\n')) return null;
-  const labelIds = tokenize(label);
-  const throughIds = tokenize(through);
-  if (!startsWithIds(throughIds, labelIds) || !startsWithIds(stateIds, throughIds) || throughIds.length <= labelIds.length) return null;
-  return { start: labelIds.length, end: throughIds.length };
+  const blocks = entries.map(([k, v]) => renderState({ [k]: v } as JsonObject));
+  if (blocks.join('\n') !== renderState(state)) return spans;
+  /** Token count of `text` if the state's tokens start with its tokens, else -1. */
+  const prefixCount = (text: string) => {
+    const ids = tokenize(text);
+    return startsWithIds(stateIds, ids) ? ids.length : -1;
+  };
+  let at = 0;
+  for (const [i, [name]] of entries.entries()) {
+    const block = blocks[i]!;
+    const label = `${sanitizeLabel(name)}:`;
+    const hasLabel = block.startsWith(label);
+    const ids = tokenize(block);
+    let end = at + ids.length;
+    let labelEnd = hasLabel ? at + tokenize(label).length : -1;
+    if (!startsWithIds(stateIds.slice(at), ids) || (hasLabel && !startsWithIds(ids, tokenize(label)))) {
+      const before = blocks.slice(0, i).join('\n');
+      end = prefixCount(before === '' ? block : `${before}\n${block}`);
+      if (end < 0) return spans;
+      labelEnd = hasLabel ? prefixCount(before === '' ? label : `${before}\n${label}`) : -1;
+    }
+    if (hasLabel && labelEnd > at && labelEnd < end) spans.set(name, { start: labelEnd, end });
+    at = end;
+  }
+  return spans;
 }
 
 function meanRow(tokens: Float32Array, span: Span): Float64Array {
@@ -105,12 +127,14 @@ export function spanCosine(tokens: Float32Array, a: Span, b: Span): number {
 
 /**
  * The pair input of one question: the cosine between the two state fields it compares, or
- * null when it names fewer than two fields or their spans cannot be located.
+ * null when it names fewer than two fields or their spans are not known (`spans`, from
+ * {@link fieldSpans}, computed once per state).
  */
-export function pairSimilarity(question: Question, state: State, stateIds: readonly number[], tokenStates: Float32Array, tokenize: Tokenize): number | null {
+export function pairSimilarity(question: Question, state: State, spans: ReadonlyMap<string, Span>, tokenStates: Float32Array): number | null {
   const pair = referencedPair(question, state);
-  if (!pair || tokenStates.length < stateIds.length * HIDDEN) return null;
-  const a = fieldSpan(state, stateIds, tokenize, pair[0]);
-  const b = fieldSpan(state, stateIds, tokenize, pair[1]);
-  return a && b ? spanCosine(tokenStates, a, b) : null;
+  if (!pair) return null;
+  const a = spans.get(pair[0]);
+  const b = spans.get(pair[1]);
+  if (!a || !b || tokenStates.length < Math.max(a.end, b.end) * HIDDEN) return null;
+  return spanCosine(tokenStates, a, b);
 }
