@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { flattenWhitespace, renderState } from '../src/canonical/index.js';
-import { fieldSpans, pairSimilarity, referencedPair, spanCosine } from '../src/heads/fields.js';
+import { fieldSpans, pairSimilarities, referencedPair, spanCosine } from '../src/heads/fields.js';
 import { HIDDEN } from '../src/heads/late.js';
 import { createTokenizer, loadVocabulary } from '../src/tokenizer/index.js';
 import type { JsonObject, Question } from '../src/types.js';
@@ -69,7 +69,7 @@ describe('fieldSpans', () => {
   });
 });
 
-describe('spanCosine and pairSimilarity', () => {
+describe('spanCosine and pairSimilarities', () => {
   it('is 1 for equal spans and 0 for orthogonal ones', () => {
     const tokens = new Float32Array(3 * HIDDEN);
     tokens[0] = 1;
@@ -88,11 +88,14 @@ describe('spanCosine and pairSimilarity', () => {
     const right = spans.get('right')!;
     for (let t = left.start; t < left.end; t++) tokens[t * HIDDEN] = 1;
     for (let t = right.start; t < right.end; t++) tokens[t * HIDDEN] = 1;
-    expect(pairSimilarity(noul('Is `left` like `right`?'), state, spans, tokens)).toBeCloseTo(1, 12);
+    const pairSimilarity = (q: Question, st: JsonObject, tokenStates: Float32Array) => pairSimilarities([q], st, ids, tokenStates, tokenize)[0];
+    expect(pairSimilarity(noul('Is `left` like `right`?'), state, tokens)).toBeCloseTo(1, 12);
     for (let t = right.start; t < right.end; t++) [tokens[t * HIDDEN], tokens[t * HIDDEN + 1]] = [0, 1];
-    expect(pairSimilarity(noul('Is `left` like `right`?'), state, spans, tokens)).toBe(0);
-    expect(pairSimilarity(noul('Is `left` long?'), state, spans, tokens)).toBeNull();
+    expect(pairSimilarity(noul('Is `left` like `right`?'), state, tokens)).toBe(0);
+    expect(pairSimilarity(noul('Is `left` long?'), state, tokens)).toBeNull();
+    // One call answers several questions, in order.
+    expect(pairSimilarities([noul('Is `left` long?'), noul('Is `right` like `left`?')], state, ids, tokens, tokenize)).toEqual([null, 0]);
     // No token states (a pooled-only encoding): no pair.
-    expect(pairSimilarity(noul('Is `left` like `right`?'), state, spans, new Float32Array(0))).toBeNull();
+    expect(pairSimilarity(noul('Is `left` like `right`?'), state, new Float32Array(0))).toBeNull();
   });
 });

@@ -46,13 +46,12 @@ export function buildBatch(questions: readonly BatchQuestion[]): Batch {
   const scoreRows: number[][] = [];
   const pairs = { choice: [] as (number | null)[], score: [] as (number | null)[] };
   for (const q of questions) {
-    const pair = q.pair ?? null;
     if (q.type === 'noul') {
       const has = q.lines.some((l) => l.n > 0) ? 1 : 0;
       noulRows.push([add(q.instructions), add(q.lines[0]!), add(q.lines[1]!), has]);
     } else {
       (q.type === 'choice' ? choiceRows : scoreRows).push(q.lines.map(add));
-      for (let k = 0; k < q.lines.length; k++) pairs[q.type].push(pair);
+      for (let k = 0; k < q.lines.length; k++) pairs[q.type].push(q.pair ?? null);
     }
   }
   const pairInputs = (values: readonly (number | null)[]): PairInputs => ({

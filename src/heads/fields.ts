@@ -31,7 +31,10 @@ function isObjectState(state: State): state is JsonObject {
   return typeof state === 'object' && state !== null && !Array.isArray(state);
 }
 
-/** The question's own text: the instructions string, or the structured form's question field's. */
+/**
+ * Where a question's references are read: the instructions string, or every string field of
+ * structured instructions (whose own field names are not state references).
+ */
 function questionText(question: Question): { text: string; dataFields: ReadonlySet<string> } {
   const instructions = question.instructions as unknown;
   if (typeof instructions === 'string') return { text: instructions, dataFields: new Set() };
@@ -59,9 +62,10 @@ export function referencedPair(question: Question, state: State): [string, strin
   return null;
 }
 
-function startsWithIds(ids: readonly number[], prefix: readonly number[]): boolean {
-  if (prefix.length > ids.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (ids[i] !== prefix[i]) return false;
+/** Whether `ids`, from position `at`, starts with `prefix`. */
+function startsWithIds(ids: readonly number[], prefix: readonly number[], at = 0): boolean {
+  if (at + prefix.length > ids.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (ids[at + i] !== prefix[i]) return false;
   return true;
 }
 
@@ -90,9 +94,10 @@ export function fieldSpans(state: State, stateIds: readonly number[], tokenize: 
     const label = `${sanitizeLabel(name)}:`;
     const hasLabel = block.startsWith(label);
     const ids = tokenize(block);
+    const labelIds = hasLabel ? tokenize(label) : [];
     let end = at + ids.length;
-    let labelEnd = hasLabel ? at + tokenize(label).length : -1;
-    if (!startsWithIds(stateIds.slice(at), ids) || (hasLabel && !startsWithIds(ids, tokenize(label)))) {
+    let labelEnd = hasLabel ? at + labelIds.length : -1;
+    if (!startsWithIds(stateIds, ids, at) || !startsWithIds(ids, labelIds)) {
       const before = blocks.slice(0, i).join('\n');
       end = prefixCount(before === '' ? block : `${before}\n${block}`);
       if (end < 0) return spans;
@@ -126,15 +131,24 @@ export function spanCosine(tokens: Float32Array, a: Span, b: Span): number {
 }
 
 /**
- * The pair input of one question: the cosine between the two state fields it compares, or
- * null when it names fewer than two fields or their spans are not known (`spans`, from
- * {@link fieldSpans}, computed once per state).
+ * The pair input of each question against one state, in order: the cosine between the two
+ * state fields it compares, or null when it names fewer than two fields or their spans cannot
+ * be located. The spans are found once, and only when some question compares fields.
  */
-export function pairSimilarity(question: Question, state: State, spans: ReadonlyMap<string, Span>, tokenStates: Float32Array): number | null {
-  const pair = referencedPair(question, state);
-  if (!pair) return null;
-  const a = spans.get(pair[0]);
-  const b = spans.get(pair[1]);
-  if (!a || !b || tokenStates.length < Math.max(a.end, b.end) * HIDDEN) return null;
-  return spanCosine(tokenStates, a, b);
+export function pairSimilarities(
+  questions: readonly Question[],
+  state: State,
+  stateIds: readonly number[],
+  tokenStates: Float32Array,
+  tokenize: Tokenize,
+): (number | null)[] {
+  const pairs = questions.map((q) => referencedPair(q, state));
+  if (pairs.every((p) => p === null)) return pairs.map(() => null);
+  const spans = fieldSpans(state, stateIds, tokenize);
+  return pairs.map((pair) => {
+    const a = pair && spans.get(pair[0]);
+    const b = pair && spans.get(pair[1]);
+    if (!a || !b || tokenStates.length < Math.max(a.end, b.end) * HIDDEN) return null;
+    return spanCosine(tokenStates, a, b);
+  });
 }

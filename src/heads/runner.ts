@@ -12,7 +12,7 @@ import { LRUCache } from 'lru-cache';
 import type { RenderedQuestion } from '../canonical/index.js';
 import type { StateEncoding } from '../encoder/index.js';
 import type { Answer, Question, State } from '../types.js';
-import { fieldSpans, pairSimilarity, referencedPair, type Span } from './fields.js';
+import { pairSimilarities } from './fields.js';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
 import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
@@ -96,15 +96,12 @@ export class TrainedHeadsRunner {
   ): Promise<Map<string, Answer>> {
     const heads = this.heads(spec);
     const { questions, rendered } = request;
-    // Field spans only when some question compares two fields: one pass over the state's text.
-    const comparing = rendered.some(([id]) => referencedPair(questions[id]!, request.state) !== null);
-    const spans: ReadonlyMap<string, Span> = comparing ? fieldSpans(request.state, stateIds, this.tokenize) : new Map();
+    const pairs = pairSimilarities(rendered.map(([id]) => questions[id]!), request.state, stateIds, state.tokenStates, this.tokenize);
     const inputs = await Promise.all(
-      rendered.map(async ([id, r]) => {
+      rendered.map(async ([, r], i) => {
         const t = questionTexts(r);
         const [instructions, ...lines] = await Promise.all([this.encode(t.instructions), ...t.lines.map((l) => this.encode(l))]);
-        const pair = pairSimilarity(questions[id]!, request.state, spans, state.tokenStates);
-        return { type: r.type, instructions: instructions!, lines, pair };
+        return { type: r.type, instructions: instructions!, lines, pair: pairs[i]! };
       }),
     );
     // All questions in one batch (see request-logits.ts): same logits as one by one.

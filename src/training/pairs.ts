@@ -13,8 +13,8 @@
  * the rubric's "same", "half" or "different" level) and, for half of the "same" and "different"
  * cases, a two-option choice question, in several wordings, over varied field names, with an
  * unrelated third field now and then. No noul questions: the heads' pair term is for choice and
- * score only (late.ts). Only texts of training
- * split cases are used, so nothing of the held-out splits leaks in.
+ * score only (late.ts). Only texts of training-split cases are used, so nothing of the held-out
+ * splits leaks in.
  * @module
  */
 import type { JsonObject, Question } from '../types.js';
@@ -23,7 +23,8 @@ import { rng, shuffled, type Case, type Gold } from './data.js';
 /**
  * Similarity rubrics, lowest level first, in many styles (bare words, numbered, lettered,
  * sentences) so that the learned direction reads what a level says rather than one wording.
- * Only the two ends are ever gold; middle levels are there as they are in real rubrics.
+ * Gold is one of the two ends, or the level marked `half` (lowest-first index) for half-shared
+ * texts; other middle levels are there as they are in real rubrics.
  */
 const RUBRICS: readonly { levels: readonly string[]; half?: number }[] = [
   { levels: ['unrelated', 'the same'] },

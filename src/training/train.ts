@@ -32,7 +32,7 @@ import { prepare } from './prepare.js';
 import { registerGradients } from './gradients.js';
 import { mixInto } from './mix.js';
 import { pairCases } from './pairs.js';
-import { fieldSpans, pairSimilarity } from '../heads/fields.js';
+import { pairSimilarities } from '../heads/fields.js';
 
 export interface Item {
   type: 'noul' | 'choice' | 'score';
@@ -65,7 +65,9 @@ export function buildExamples(cases: readonly Case[], store: EncodingStore, toke
     const items: Item[] = [];
     const stateText = renderState(c.state);
     const state = rep(stateText);
-    const spans = fieldSpans(c.state, state.ids!, tokenize);
+    const goldIds = Object.keys(c.gold);
+    const similarities = pairSimilarities(goldIds.map((id) => c.questions[id]!), c.state, state.ids!, state.tokens, tokenize);
+    const pairs = new Map(goldIds.map((id, i) => [id, similarities[i]!]));
     for (const [qid, g] of Object.entries(c.gold)) {
       const q = c.questions[qid]!;
       const gold = goldIndex(q, g);
@@ -73,7 +75,7 @@ export function buildExamples(cases: readonly Case[], store: EncodingStore, toke
       if (gold < 0 || gold >= rendered.keys.length) continue;
       const t = questionTexts(rendered);
       const [instr, ...lines] = alignTexts(state, [rep(t.instructions), ...t.lines.map((l) => rep(l))]);
-      const pair = pairSimilarity(q, c.state, spans, state.tokens);
+      const pair = pairs.get(qid)!;
       items.push({ type: rendered.type, instr: instr!, lines, gold, hasCrit: rendered.type === 'noul' && lines.some((l) => l.n > 0), outcomes: rendered.outcomes, stateText, pair });
     }
     return { id: c.id, items };
