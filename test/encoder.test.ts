@@ -95,6 +95,20 @@ describe('TransformerEncoder', () => {
     together.dispose();
   });
 
+  it('gives the same token states bit for bit whatever was encoded before (input tables filled lazily)', async () => {
+    const weights = await loadEncoderWeights();
+    const fresh = new TransformerEncoder(weights);
+    const ids = tokenizer.encode(SENTENCES.join(' ')).slice(0, 100);
+    const before = fresh.sequenceSums([ids], { keepStates: true });
+    const first = before.states!.dataSync().slice();
+    tf.dispose([before.sums, before.states!]);
+    // The shared encoder has seen every sentence; a token's table row was computed with others.
+    const seen = encoder.sequenceSums([ids], { keepStates: true });
+    expect(Array.from(seen.states!.dataSync())).toEqual(Array.from(first));
+    tf.dispose([seen.sums, seen.states!]);
+    fresh.dispose();
+  });
+
   it('returns unit-length 512-d embeddings and leaks no tensors', () => {
     const before = tf.memory().numTensors;
     const out = encoder.embed([tokenizer.encode('A short sentence.')]);

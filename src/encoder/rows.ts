@@ -17,7 +17,7 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { attentionResidual, dense, ffnHidden, normalise, type TransformerEncoder } from './transformer.js';
+import { attentionResidual, dense, ffnHidden, projectHeads, type TransformerEncoder } from './transformer.js';
 import { ENCODER_SHAPE } from './weights.js';
 
 /** Rows of one window on one side: side 0 has [0, cut), side 1 [cut, length). */
@@ -45,27 +45,25 @@ export function* encodeRows(
   cuts: readonly number[],
   side: 0 | 1,
 ): Generator<Float32Array, Float32Array[], Float32Array | undefined> {
-  const { embeddingDim: dim, layers } = encoder.prepared;
+  const { layers } = encoder.prepared;
   const other = side === 0 ? 1 : 0;
   const parts = windows.map((ids, i) => ({ ids, ...sideRows(ids.length, cuts[i]!, side), otherRows: sideRows(ids.length, cuts[i]!, other).rows }));
-  // The embedded input of our rows, as the single pass embeds them.
-  let xs = parts.map(({ ids, from, rows }) => {
-    const input = new Float32Array(rows * dim);
-    encoder.embedRows(ids, from, rows, input);
-    return tf.tensor2d(input, [rows, dim]);
-  });
+  // Our rows' token states, once a layer has run (layer 0 reads the input tables instead).
+  let xs: tf.Tensor2D[] | null = null;
   const held: tf.Tensor[] = [];
   try {
     for (const layer of layers) {
       const depth = layer.width / layer.heads;
-      // Per window, per head: queries, keys, values of our rows.
-      const projected = xs.map((x) =>
+      // Per window, per head: queries, keys, values of our rows, and the residual.
+      const inputs = parts.map(({ ids, from, rows }, i) =>
         tf.tidy(() => {
-          const normed = normalise(x);
-          return layer.query.flatMap((q, h) => [dense(normed, q), dense(normed, layer.key[h]!), dense(normed, layer.value[h]!)]);
+          if (xs) return { heads: projectHeads(layer, xs[i]!), residual: xs[i]! };
+          const p = encoder.inputProjections([{ ids, from, rows }]);
+          return { heads: p.heads, residual: p.residual };
         }),
       );
-      held.push(...projected.flat());
+      const projected = inputs.map((p) => p.heads);
+      held.push(...projected.flat(), ...(xs ? [] : inputs.map((p) => p.residual)));
       const mine = new Float32Array(swapFloats(windows, cuts, side, layer.width));
       let at = 0;
       projected.forEach((p) => {
@@ -83,7 +81,6 @@ export function* encodeRows(
       const next = parts.map(({ otherRows }, i) =>
         tf.tidy(() => {
           const p = projected[i]!;
-          const x = xs[i]!;
           const take = (own: tf.Tensor) => {
             const peer = tf.tensor2d(theirs.subarray(from, from + otherRows * depth), [otherRows, depth]);
             from += otherRows * depth;
@@ -95,18 +92,18 @@ export function* encodeRows(
             return tf.matMul(tf.softmax(tf.matMul(p[3 * h]! as tf.Tensor2D, tf.transpose(keys) as tf.Tensor2D)), values);
           });
           const context = (contexts.length === 1 ? contexts[0]! : tf.concat(contexts, 1)) as tf.Tensor2D;
-          const attended = attentionResidual(layer, context, x);
+          const attended = attentionResidual(layer, context, inputs[i]!.residual);
           return tf.add(attended, dense(ffnHidden(layer, attended), layer.ffnOut)) as tf.Tensor2D;
         }),
       );
       tf.dispose(held.splice(0));
-      tf.dispose(xs);
+      if (xs) tf.dispose(xs);
       xs = next;
     }
-    return xs.map((x) => (x.dataSync() as Float32Array).slice());
+    return (xs ?? []).map((x) => (x.dataSync() as Float32Array).slice());
   } finally {
     tf.dispose(held);
-    tf.dispose(xs);
+    if (xs) tf.dispose(xs);
   }
 }
 

@@ -17,14 +17,15 @@
  *   op ever cuts a head out of a wider tensor: the wasm Slice copies its whole input to the
  *   JavaScript heap first, and its Gather runs at ~40 ns an element.
  * - Folded constants: the layer norms' scale and bias are folded into the projection that
- *   follows them, the query scale 1/sqrt(depth) into the query projections, and layer 0's
- *   residual projection into its output projection (one product over [context, input]).
- *   Embedding lookup and the timing signal are added in JavaScript from host copies.
+ *   follows them, the query scale 1/sqrt(depth) into the query projections.
+ * - Layer 0's input projections (queries, keys, values, residual) are table lookups
+ *   (input-tables.ts), not products.
  * - Pooled-only passes skip the last layer's output projection per token: mean pooling is
  *   linear, so sum(x + h W + b) = sum(x) + sum(h) W + n b, one product per sequence.
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { InputTables, type InputProjections, type RowRange } from './input-tables.js';
 import { ENCODER_SHAPE, type DenseWeights, type EncoderWeights, type LayerNormWeights } from './weights.js';
 
 /** Per-token states of a batch of sequences, right-padded. */
@@ -58,9 +59,8 @@ export interface PreparedLayer {
   query: Dense[];
   key: Dense[];
   value: Dense[];
-  /** Output projection; in a widening layer, stacked over the residual projection. */
+  /** Output projection of the attention context (layer 0's residual projection is in input-tables.ts). */
   out: Dense;
-  widening: boolean;
   /** The FFN layer norm folded into the first FFN projection. */
   ffnIn: Dense;
   ffnOut: Dense;
@@ -90,8 +90,14 @@ export function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2
 }
 
 /** A layer's output projection of the attention context plus its residual (row by row). */
-export function attentionResidual(layer: PreparedLayer, context: tf.Tensor2D, x: tf.Tensor2D): tf.Tensor2D {
-  return layer.widening ? dense(tf.concat([context, x], 1) as tf.Tensor2D, layer.out) : (tf.add(dense(context, layer.out), x) as tf.Tensor2D);
+export function attentionResidual(layer: PreparedLayer, context: tf.Tensor2D, residual: tf.Tensor2D): tf.Tensor2D {
+  return tf.add(dense(context, layer.out), residual) as tf.Tensor2D;
+}
+
+/** Per head, the query, key and value of rows `x` of a layer after the first (row by row). */
+export function projectHeads(layer: PreparedLayer, x: tf.Tensor2D): tf.Tensor2D[] {
+  const normed = normalise(x);
+  return layer.query.flatMap((q, h) => [dense(normed, q), dense(normed, layer.key[h]!), dense(normed, layer.value[h]!)]);
 }
 
 /** A layer's FFN hidden activations (row by row). */
@@ -126,21 +132,18 @@ export interface PassOrder {
  * instance serves concurrent requests.
  */
 export class TransformerEncoder {
-  /** Host copy of the embedding table times two (the graph adds the embeddings twice). */
-  private readonly embeddings: Float32Array;
-  /** Host copy of the timing signal, [maxTokens, embeddingDim]. */
-  private readonly timing: Float32Array;
-  private readonly embeddingDim: number;
+  /** Layer 0's input projections (2 x embedding + timing signal, through the layer's linear maps). */
+  private readonly tables: InputTables;
   private readonly layers: PreparedLayer[];
   private readonly pooler: Dense;
   private readonly owned: tf.Tensor[] = [];
 
   constructor(weights: EncoderWeights) {
-    this.embeddingDim = weights.embeddings.shape[1];
     // (Read outside tf.tidy: tidy walks whatever its callback returns, element by element.)
-    this.embeddings = readAndDispose(tf.tidy(() => tf.mul(weights.embeddings, 2)));
+    // The graph adds the embeddings twice.
+    const embeddings = readAndDispose(tf.tidy(() => tf.mul(weights.embeddings, 2)));
     // sin/cos of position x inverse timescale, concatenated: the graph's AddTimingSignal.
-    this.timing = readAndDispose(
+    const timing = readAndDispose(
       tf.tidy(() => {
         const pos = tf.reshape(tf.range(0, ENCODER_SHAPE.maxTokens, 1, 'float32'), [-1, 1]);
         const angles = tf.mul(pos, tf.reshape(weights.inverseTimescales, [1, -1]));
@@ -154,13 +157,7 @@ export class TransformerEncoder {
       const query = heads.map((h) => foldNorm(l.attentionNorm, l.qkv, h * depth, depth, 1 / Math.sqrt(depth)));
       const key = heads.map((h) => foldNorm(l.attentionNorm, l.qkv, width + h * depth, depth));
       const value = heads.map((h) => foldNorm(l.attentionNorm, l.qkv, 2 * width + h * depth, depth));
-      const residual = l.residualProjection;
-      const out: Dense = residual
-        ? tf.tidy(() => ({
-            kernel: tf.keep(tf.concat([l.attentionOut.kernel, residual.kernel], 0) as tf.Tensor2D),
-            bias: tf.keep(tf.add(l.attentionOut.bias, residual.bias) as tf.Tensor1D),
-          }))
-        : { kernel: tf.clone(l.attentionOut.kernel), bias: tf.clone(l.attentionOut.bias) };
+      const out: Dense = { kernel: tf.clone(l.attentionOut.kernel), bias: tf.clone(l.attentionOut.bias) };
       const layer: PreparedLayer = {
         width,
         heads: l.heads,
@@ -168,20 +165,34 @@ export class TransformerEncoder {
         key,
         value,
         out,
-        widening: residual !== null,
         ffnIn: foldNorm(l.ffnNorm, l.ffnIn),
         ffnOut: { kernel: tf.clone(l.ffnOut.kernel), bias: tf.clone(l.ffnOut.bias) },
       };
       for (const d of [...query, ...key, ...value, out, layer.ffnIn, layer.ffnOut]) this.owned.push(d.kernel, d.bias);
       return layer;
     });
+    const first = this.layers[0]!;
+    const residual = weights.layers[0]!.residualProjection;
+    if (!residual) throw new Error('encoder: layer 0 has no residual projection');
+    this.tables = new InputTables({
+      embeddings,
+      timing,
+      dim: weights.embeddings.shape[1],
+      heads: first.query.flatMap((q, h) => [q, first.key[h]!, first.value[h]!]),
+      residual,
+    });
     this.pooler = { kernel: tf.clone(weights.pooler.kernel), bias: tf.clone(weights.pooler.bias) };
     this.owned.push(this.pooler.kernel, this.pooler.bias);
   }
 
-  /** The folded layers and input width, for the row split of one window across threads (rows.ts). */
-  get prepared(): { embeddingDim: number; layers: readonly PreparedLayer[] } {
-    return { embeddingDim: this.embeddingDim, layers: this.layers };
+  /** The folded layers, for the row split of one window across threads (rows.ts). */
+  get prepared(): { layers: readonly PreparedLayer[] } {
+    return { layers: this.layers };
+  }
+
+  /** Layer 0's projections of rows of windows (input-tables.ts). Call inside `tf.tidy`. */
+  inputProjections(ranges: readonly RowRange[]): InputProjections {
+    return this.tables.project(ranges);
   }
 
   private check(sequences: readonly (readonly number[])[]): void {
@@ -189,30 +200,6 @@ export class TransformerEncoder {
       if (s.length > ENCODER_SHAPE.maxTokens) {
         throw new RangeError(`A sequence of ${s.length} tokens exceeds the encoder window of ${ENCODER_SHAPE.maxTokens}`);
       }
-    }
-  }
-
-  /** Embedded input of sequences: 2 x embedding + timing signal, [tokens, embeddingDim]. */
-  private embedInput(sequences: readonly (readonly number[])[]): tf.Tensor2D {
-    const dim = this.embeddingDim;
-    const total = sequences.reduce((n, s) => n + s.length, 0);
-    const x = new Float32Array(total * dim);
-    let row = 0;
-    for (const ids of sequences) {
-      this.embedRows(ids, 0, ids.length, x, row);
-      row += ids.length;
-    }
-    return tf.tensor2d(x, [total, dim]);
-  }
-
-  /** Embedding plus timing signal of a window's rows [from, from + rows), into `out` from row `at`. */
-  embedRows(ids: readonly number[], from: number, rows: number, out: Float32Array, at = 0): void {
-    const dim = this.embeddingDim;
-    for (let r = 0; r < rows; r++) {
-      const e = ids[from + r]! * dim;
-      const p = (from + r) * dim;
-      const o = (at + r) * dim;
-      for (let j = 0; j < dim; j++) out[o + j] = this.embeddings[e + j]! + this.timing[p + j]!;
     }
   }
 
@@ -224,30 +211,28 @@ export class TransformerEncoder {
     const count = sequences.length;
     const length = sequences[0]!.length;
     const grouped = length <= SHORT_SEQUENCE_MAX;
-    let x = this.embedInput(sequences);
+    let x: tf.Tensor2D | null = null;
     const last = this.layers.length - 1;
     for (let index = 0; index <= last; index++) {
       const layer = this.layers[index]!;
       const depth = layer.width / layer.heads;
-      const normed = normalise(x);
-      const contexts = layer.query.map((q, h) => {
-        const queries = dense(normed, q);
-        const keys = dense(normed, layer.key[h]!);
-        const values = dense(normed, layer.value[h]!);
+      const input = x === null ? this.tables.project(sequences.map((ids) => ({ ids, from: 0, rows: ids.length }))) : { heads: projectHeads(layer, x), residual: x };
+      const contexts = layer.query.map((_, h) => {
+        const [queries, keys, values] = input.heads.slice(3 * h, 3 * h + 3) as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
         if (!grouped) return tf.matMul(tf.softmax(tf.matMul(queries, tf.transpose(keys) as tf.Tensor2D)), values);
         const as3d = (t: tf.Tensor2D) => tf.reshape(t, [count, length, depth]) as tf.Tensor3D;
         const scores = tf.matMul(as3d(queries), as3d(keys), false, true);
         return tf.reshape(tf.matMul(tf.softmax(scores), as3d(values)), [count * length, depth]) as tf.Tensor2D;
       });
       const context = (contexts.length === 1 ? contexts[0]! : tf.concat(contexts, 1)) as tf.Tensor2D;
-      x = attentionResidual(layer, context, x);
+      x = attentionResidual(layer, context, input.residual);
       const hidden = ffnHidden(layer, x);
       if (index === last && !keepStates) {
         return { sums: this.rowSums(x, count, length), hiddenSums: this.rowSums(hidden, count, length) };
       }
       x = tf.add(x, dense(hidden, layer.ffnOut)) as tf.Tensor2D;
     }
-    return { sums: this.rowSums(x, count, length), states: x };
+    return { sums: this.rowSums(x!, count, length), states: x! };
   }
 
   /** Per-sequence sums of a block's rows [count * length, d] -> [count, d]. */
@@ -395,6 +380,7 @@ export class TransformerEncoder {
   }
 
   dispose(): void {
+    this.tables.dispose();
     tf.dispose(this.owned);
   }
 }

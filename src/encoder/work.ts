@@ -41,14 +41,17 @@ export function recordFlops(flops: number): void {
   work.flops += flops;
 }
 
-/** Multiply-adds per token of every dense projection of the layers (the bulk of the work). */
+/**
+ * Multiply-adds per token of the dense projections run as matrix products: every layer's,
+ * except layer 0's input projections (queries, keys, values and the residual), which are read
+ * from tables (input-tables.ts; their one-time rows are counted when computed).
+ */
 export function denseMacsPerToken(weights: EncoderWeights): number {
   let macs = 0;
-  for (const l of weights.layers) {
-    for (const d of [l.qkv, l.attentionOut, l.residualProjection, l.ffnIn, l.ffnOut]) {
-      if (d) macs += d.kernel.shape[0] * d.kernel.shape[1];
-    }
-  }
+  weights.layers.forEach((l, i) => {
+    const products = i === 0 ? [l.attentionOut, l.ffnIn, l.ffnOut] : [l.qkv, l.attentionOut, l.residualProjection, l.ffnIn, l.ffnOut];
+    for (const d of products) if (d) macs += d.kernel.shape[0] * d.kernel.shape[1];
+  });
   return macs;
 }
 

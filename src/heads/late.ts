@@ -27,6 +27,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { Batch, PairInputs } from './batch.js';
 import { comparisonFeatures, textCues } from './cues.js';
+import { rowNormalise, textNorms } from './text-norms.js';
 
 export const HIDDEN = 512;
 /** Width of the value readout. */
@@ -122,10 +123,6 @@ export interface Aligned {
   pooled: Float32Array;
 }
 
-function rowNormalise(x: tf.Tensor2D): tf.Tensor2D {
-  return tf.mul(x, tf.rsqrt(tf.maximum(tf.sum(tf.square(x), 1, true), 1e-12)));
-}
-
 /**
  * Stage 1: aligns texts to a state's token states. One matrix product per call; texts without
  * tokens give empty alignments.
@@ -151,31 +148,31 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
       const end = Math.min(state.n, st + SPAN);
       for (let t = st; t < end; t++) spanMat[i * state.n + t] = 1 / (end - st);
     });
-    const textMat = new Float32Array(texts.length * total);
-    let r0 = 0;
-    texts.forEach((t, k) => {
-      for (let i = 0; i < t.n; i++) textMat[k * total + r0 + i] = 1 / t.n;
-      r0 += t.n;
-    });
+    // The texts' own halves (normalised tokens, normalised means) are kept per text.
+    const norms = textNorms(texts, HIDDEN);
     const flat = new Float32Array(total * HIDDEN);
+    const textMeans = new Float32Array(texts.length * HIDDEN);
     let o = 0;
-    for (const t of texts) {
-      flat.set(t.tokens.subarray(0, t.n * HIDDEN), o);
-      o += t.n * HIDDEN;
-    }
+    norms.forEach((t, k) => {
+      flat.set(t.tokens, o);
+      o += t.tokens.length;
+      textMeans.set(t.mean, k * HIDDEN);
+    });
     const out = tf.tidy(() => {
       const s = rowNormalise(tf.tensor2d(state.tokens.subarray(0, state.n * HIDDEN), [state.n, HIDDEN]));
-      const z = rowNormalise(tf.tensor2d(flat, [total, HIDDEN]));
+      const z = tf.tensor2d(flat, [total, HIDDEN]);
       // Transposing once keeps the products on XNNPACK; tfjs-wasm runs transposed operands on a
       // scalar fallback that is ~10x slower.
       const sim = tf.matMul(z, tf.transpose(s));
-      const att = tf.softmax(tf.mul(sim, BETA));
+      // The soft maximum's log-sum-exp also normalises the attention: one exp pass, not two.
+      const scaled = tf.mul(sim, BETA);
+      const lse = tf.logSumExp(scaled, 1, true);
+      const att = tf.exp(tf.sub(scaled, lse));
       const a = rowNormalise(tf.matMul(att, s));
       const neg = tf.matMul(att, tf.tensor2d(stateNeg, [state.n, 1]));
       const spans = rowNormalise(tf.matMul(tf.tensor2d(spanMat, [starts.length, state.n]), s));
-      const means = rowNormalise(tf.matMul(tf.tensor2d(textMat, [texts.length, total]), z));
-      const spanSim = tf.matMul(means, tf.transpose(spans)); // [texts, spans]
-      return [tf.max(sim, 1), tf.div(tf.logSumExp(tf.mul(sim, BETA), 1), BETA), a, tf.max(spanSim, 1), tf.div(tf.logSumExp(tf.mul(spanSim, BETA), 1), BETA), neg, tf.argMax(sim, 1)];
+      const spanSim = tf.matMul(tf.tensor2d(textMeans, [texts.length, HIDDEN]), tf.transpose(spans)); // [texts, spans]
+      return [tf.max(sim, 1), tf.div(tf.reshape(lse, [-1]), BETA), a, tf.max(spanSim, 1), tf.div(tf.logSumExp(tf.mul(spanSim, BETA), 1), BETA), neg, tf.argMax(sim, 1)];
     });
     best = out[0]!.dataSync() as Float32Array;
     soft = out[1]!.dataSync() as Float32Array;
