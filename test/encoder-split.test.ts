@@ -37,22 +37,35 @@ describe('splitWindows', () => {
 });
 
 describe('planRows', () => {
-  it('cuts a lone long window, or one with a short tail, in half', () => {
+  it('cuts a lone long window in half, and balances unequal windows between the sides', () => {
     expect(planRows([120])).toEqual({ windows: [0], cuts: [60] });
-    expect(planRows([128, 12])).toEqual({ windows: [0], cuts: [64] });
+    // A short tail stays here (it runs on the grouped path): this side takes fewer long rows.
+    expect(planRows([128, 12])).toEqual({ windows: [0], cuts: [51] });
+    // 128 + 52: 90 rows here, the helper 38 of the first window and all of the second.
+    expect(planRows([128, 52])).toEqual({ windows: [0, 1], cuts: [90, 0] });
   });
 
-  it('leaves short passes, long passes and pairs of long windows to the other paths', () => {
+  it('balances every plan within one window-part of half the work', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 128 }), { minLength: 1, maxLength: 3 }), (lengths) => {
+        const plan = planRows(lengths);
+        if (!plan) return true;
+        const here = plan.cuts.reduce((s, c) => s + c, 0) + lengths.reduce((s, n, i) => s + (plan.windows.includes(i) ? 0 : n + 13), 0);
+        const there = plan.windows.reduce((s, w, k) => s + lengths[w]! - plan.cuts[k]!, 0);
+        return plan.cuts.every((c, k) => c >= 0 && c <= lengths[plan.windows[k]!]!) && Math.abs(here - there) <= 14;
+      }),
+    );
+  });
+
+  it('leaves short passes and long passes to the other paths', () => {
     expect(planRows([MIN_ROW_TOKENS - 1])).toBeNull();
     expect(planRows([128, 128, 128])).toBeNull();
     expect(MAX_ROW_TOKENS).toBeLessThan(384);
-    expect(planRows([128, 52])).toBeNull();
-    expect(planRows([128, 128])).toBeNull();
   });
 });
 
 describe('a window cut in rows', () => {
-  it('gives the single pass\'s token states bit for bit, whatever the length and the cut', async () => {
+  it('gives the single pass\'s token states bit for bit, whatever the lengths and the cuts', async () => {
     await initBackend();
     const transformer = new TransformerEncoder(await loadEncoderWeights());
     const whole = (ids: number[]) => {
@@ -63,7 +76,7 @@ describe('a window cut in rows', () => {
     };
     fc.assert(
       fc.property(
-        fc.integer({ min: 33, max: 128 }).chain((n) => fc.tuple(fc.array(fc.integer({ min: 100, max: 8000 }), { minLength: n, maxLength: n }), fc.integer({ min: 1, max: n - 1 }))),
+        fc.integer({ min: 33, max: 128 }).chain((n) => fc.tuple(fc.array(fc.integer({ min: 100, max: 8000 }), { minLength: n, maxLength: n }), fc.integer({ min: 0, max: n }))),
         ([ids, cut]) => {
           const [[a], [b]] = encodeRowsHere(transformer, [ids], [cut]) as [[Float32Array], [Float32Array]];
           const joined = new Float32Array(a.length + b.length);
@@ -73,6 +86,21 @@ describe('a window cut in rows', () => {
         },
       ),
       { numRuns: 24 },
+    );
+    // Two windows, each side holding any share of each, all of one or none of it included.
+    const windowAndCut = fc.integer({ min: 33, max: 128 }).chain((n) => fc.tuple(fc.array(fc.integer({ min: 100, max: 8000 }), { minLength: n, maxLength: n }), fc.integer({ min: 0, max: n })));
+    fc.assert(
+      fc.property(fc.tuple(windowAndCut, windowAndCut), (pair) => {
+        const windows = pair.map(([ids]) => ids);
+        const [mine, theirs] = encodeRowsHere(transformer, windows, pair.map(([, cut]) => cut));
+        return windows.every((ids, i) => {
+          const joined = new Float32Array(mine[i]!.length + theirs[i]!.length);
+          joined.set(mine[i]!);
+          joined.set(theirs[i]!, mine[i]!.length);
+          return same(joined, whole(ids));
+        });
+      }),
+      { numRuns: 12 },
     );
     transformer.dispose();
   });
@@ -121,10 +149,11 @@ describe('encoding with a helper', () => {
   it('gives the single encoder\'s states and embeddings, bit for bit, for one state at a time', async () => {
     for (const [words, seed] of [[150, 1], [200, 2], [300, 3], [700, 4]] as const) {
       const ids = text(words, seed);
-      const before = sent;
+      const before = sent + rowJobs;
       const [a, b] = [await plain.encodeState(ids), await main.encodeState(ids)];
       expect(sameEncoding(a, b), `${ids.length} tokens`).toBe(true);
-      if (ids.length > 128 && ids.length >= MIN_SPLIT_TOKENS) expect(sent).toBeGreaterThan(before);
+      // Shared with the helper: windows sent away, or (up to MAX_ROW_TOKENS) rows.
+      if (ids.length > 128 && ids.length >= MIN_SPLIT_TOKENS) expect(sent + rowJobs).toBeGreaterThan(before);
     }
   });
 

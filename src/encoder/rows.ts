@@ -25,18 +25,24 @@ function sideRows(length: number, cut: number, side: 0 | 1): { from: number; row
   return side === 0 ? { from: 0, rows: cut } : { from: cut, rows: length - cut };
 }
 
-/** Floats one side sends for one layer of width `width`: its keys and values. */
+/**
+ * Floats one side sends for one layer of width `width`: its keys and values of every window in
+ * which the other side has rows (a side without rows in a window has no query there).
+ */
 export function swapFloats(windows: readonly (readonly number[])[], cuts: readonly number[], side: 0 | 1, width: number): number {
-  return windows.reduce((n, w, i) => n + 2 * sideRows(w.length, cuts[i]!, side).rows * width, 0);
+  const other = side === 0 ? 1 : 0;
+  return windows.reduce((n, w, i) => (sideRows(w.length, cuts[i]!, other).rows > 0 ? n + 2 * sideRows(w.length, cuts[i]!, side).rows * width : n), 0);
 }
 
 /**
- * One side of a row job over several windows, each cut at its `cuts[i]` (0 < cut < length,
+ * One side of a row job over several windows, each cut at its `cuts[i]` (0 <= cut <= length,
  * every window longer than SHORT_SEQUENCE_MAX, the single pass's per-head path). Side 0 computes
- * rows [0, cut) of every window, side 1 the rest. Yields once per layer this side's keys and
- * values (window by window, per head: key rows then value rows, [rows, depth] each) and takes
- * the other side's in the same layout; one swap per layer serves every window. Returns this
- * side's final token states per window, [rows, hidden]. Throws if the other side's rows do not
+ * rows [0, cut) of every window, side 1 the rest; a side may hold all of a window or none of it,
+ * so that the two sides hold equal shares of a pass of unequal windows (planRows). Yields once
+ * per layer this side's keys and values (window by window where the other side has rows, per
+ * head: key rows then value rows, [rows, depth] each) and takes the other side's in the same
+ * layout; one swap per layer serves every window. Returns this side's final token states per
+ * window, [rows, hidden] (empty where it has no rows). Throws if the other side's rows do not
  * come (undefined) or have the wrong size.
  */
 export function* encodeRows(
@@ -49,24 +55,28 @@ export function* encodeRows(
   const other = side === 0 ? 1 : 0;
   const parts = windows.map((ids, i) => ({ ids, ...sideRows(ids.length, cuts[i]!, side), otherRows: sideRows(ids.length, cuts[i]!, other).rows }));
   // Our rows' token states, once a layer has run (layer 0 reads the input tables instead).
-  let xs: tf.Tensor2D[] | null = null;
+  let xs: (tf.Tensor2D | null)[] | null = null;
   const held: tf.Tensor[] = [];
   try {
     for (const layer of layers) {
       const depth = layer.width / layer.heads;
       // Per window, per head: queries, keys, values of our rows, and the residual.
-      const inputs = parts.map(({ ids, from, rows }, i) =>
-        tf.tidy(() => {
-          if (xs) return { heads: projectHeads(layer, xs[i]!), residual: xs[i]! };
+      const inputs = parts.map(({ ids, from, rows }, i): { heads: tf.Tensor2D[]; residual: tf.Tensor2D | null } => {
+        if (rows === 0) return { heads: [], residual: null };
+        const x = xs?.[i];
+        if (x) return { heads: tf.tidy(() => projectHeads(layer, x)), residual: x };
+        const [residual, ...heads] = tf.tidy(() => {
           const p = encoder.inputProjections([{ ids, from, rows }]);
-          return { heads: p.heads, residual: p.residual };
-        }),
-      );
+          return [p.residual, ...p.heads];
+        });
+        return { heads, residual: residual! };
+      });
       const projected = inputs.map((p) => p.heads);
-      held.push(...projected.flat(), ...(xs ? [] : inputs.map((p) => p.residual)));
+      held.push(...projected.flat(), ...(xs ? [] : inputs.flatMap((p) => (p.residual ? [p.residual] : []))));
       const mine = new Float32Array(swapFloats(windows, cuts, side, layer.width));
       let at = 0;
-      projected.forEach((p) => {
+      projected.forEach((p, i) => {
+        if (parts[i]!.otherRows === 0 || parts[i]!.rows === 0) return;
         for (let h = 0; h < layer.heads; h++) {
           for (const t of [p[3 * h + 1]!, p[3 * h + 2]!]) {
             const values = t.dataSync() as Float32Array;
@@ -78,10 +88,11 @@ export function* encodeRows(
       const theirs = yield mine;
       if (!theirs || theirs.length !== swapFloats(windows, cuts, other, layer.width)) throw new Error("encoder rows: the other side's keys and values did not come");
       let from = 0;
-      const next = parts.map(({ otherRows }, i) =>
-        tf.tidy(() => {
+      const next = parts.map(({ rows, otherRows }, i) =>
+        rows === 0 ? null : tf.tidy(() => {
           const p = projected[i]!;
           const take = (own: tf.Tensor) => {
+            if (otherRows === 0) return own as tf.Tensor2D;
             const peer = tf.tensor2d(theirs.subarray(from, from + otherRows * depth), [otherRows, depth]);
             from += otherRows * depth;
             return (side === 0 ? tf.concat([own, peer], 0) : tf.concat([peer, own], 0)) as tf.Tensor2D;
@@ -92,18 +103,18 @@ export function* encodeRows(
             return tf.matMul(tf.softmax(tf.matMul(p[3 * h]! as tf.Tensor2D, tf.transpose(keys) as tf.Tensor2D)), values);
           });
           const context = (contexts.length === 1 ? contexts[0]! : tf.concat(contexts, 1)) as tf.Tensor2D;
-          const attended = attentionResidual(layer, context, inputs[i]!.residual);
+          const attended = attentionResidual(layer, context, inputs[i]!.residual!);
           return tf.add(attended, dense(ffnHidden(layer, attended), layer.ffnOut)) as tf.Tensor2D;
         }),
       );
       tf.dispose(held.splice(0));
-      if (xs) tf.dispose(xs);
+      if (xs) tf.dispose(xs.filter((x) => x !== null));
       xs = next;
     }
-    return (xs ?? []).map((x) => (x.dataSync() as Float32Array).slice());
+    return (xs ?? []).map((x) => (x ? (x.dataSync() as Float32Array).slice() : new Float32Array(0)));
   } finally {
     tf.dispose(held);
-    if (xs) tf.dispose(xs);
+    if (xs) tf.dispose(xs.filter((x) => x !== null));
   }
 }
 

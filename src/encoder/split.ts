@@ -26,8 +26,8 @@ export interface WindowHelper {
   encode(windows: readonly (readonly number[])[], keepStates: boolean): Promise<WindowResults>;
   /**
    * The row split (rows.ts, planRows): runs `mine`, side 0 of the job, on this thread while the
-   * helper runs side 1, swapping keys and values per layer; `meanwhile` runs here after our
-   * side, while the helper finishes its own. Returns both sides' final rows per window, or null
+   * helper runs side 1, swapping keys and values per layer; `meanwhile` (our short windows)
+   * runs here at the first step where the helper's rows are not there yet, or after our side. Returns both sides' final rows per window, or null
    * when the helper did not take the job in time, failed or stalled (never waits unbounded);
    * the caller then encodes the windows itself, and nothing of the job is used.
    */
@@ -85,20 +85,19 @@ export function splitWindows(lengths: readonly number[]): boolean[] | null {
 }
 
 /**
- * The row split (rows.ts): a window's rows on both threads, keys and values swapped once per
- * layer. It pays where the window split cannot help: one long window (a state of up to 128
- * tokens is one window), or a full window with a short tail (short windows stay with their
- * encoder in the window split). Costs in token-equivalents: a whole window of
- * n tokens about n + 13; one side of a window cut in half about n / 2 + 33, the swaps and the
- * helper's wake-up 4 more. The side's fixed cost is from pass times logged inside pool workers
- * (docs/performance.md, "The row split"), far above what one thread running the same window
- * over and over shows (n / 2 + 14, bench/speed/rows-proto.ts): each side still streams every
- * weight matrix through the cache for half the rows, and both threads do so at once. So a
- * lone window of 100 to 128 tokens gains (about 50 -> 38 ms), while 128 + 52 tokens is faster
- * with the window split (56 ms) than cut in rows (67 ms), and the plan picks that.
+ * The row split (rows.ts): the rows of a pass's windows shared between both threads, keys and
+ * values swapped once per layer. Costs in token-equivalents: a window encoded whole about
+ * n + WHOLE_COST; a side of a row job its rows plus WHOLE_COST per window it has rows in, plus
+ * SWAP_COST for the swaps and the helper's wake-up. With layer 0 read from tables (session 4)
+ * a swap follows the first layer's projections at once, so both sides start together.
+ *
+ * The cuts balance the rows, not each window: side 0 (this thread, which also encodes the
+ * short windows, see SHORT_SEQUENCE_MAX) takes rows from the start of the long windows until
+ * both sides hold half the pass's work. A state of 128 + 56 tokens is cut [92, 0]: this thread holds
+ * 92 rows of the first window, the helper its last 36 and all of the second. Each side then
+ * holds about 92 rows; the window split would leave 128 here against 56 there.
  */
 const WHOLE_COST = 13;
-const SIDE_COST = 33;
 const SWAP_COST = 4;
 
 /** Passes over this many tokens use the window split only (the shared buffers are sized for it). */
@@ -109,25 +108,32 @@ export const MIN_ROW_TOKENS = 96;
 
 /** Which windows to cut in rows and where (every window longer than MIN_SENT_WINDOW - 1). */
 export interface RowPlan {
-  /** Indices of the windows cut in two; the others are encoded here whole. */
+  /** Indices of the windows in the row job; the others (short ones) are encoded here whole. */
   windows: number[];
-  /** Per cut window, the first row of the helper's side. */
+  /** Per window of the job, the first row of the helper's side (0: all the helper's; its length: all ours). */
   cuts: number[];
 }
 
-/**
- * A row plan when it should finish earlier than the window split (or than one thread), else
- * null. Every window of more than SHORT_SEQUENCE_MAX tokens is cut in half; shorter ones stay
- * here whole (they run in groups, on the other path).
- */
+/** A row plan when it should finish earlier than the window split (or than one thread), else null. */
 export function planRows(lengths: readonly number[]): RowPlan | null {
   const total = lengths.reduce((s, n) => s + n, 0);
   if (total < MIN_ROW_TOKENS || total > MAX_ROW_TOKENS) return null;
   const windows = lengths.flatMap((n, i) => (n >= MIN_SENT_WINDOW ? [i] : []));
   if (windows.length === 0) return null;
-  const side = windows.reduce((s, i) => s + lengths[i]! / 2 + SIDE_COST, 0);
-  const rest = lengths.reduce((s, n) => s + (n >= MIN_SENT_WINDOW ? 0 : n + WHOLE_COST), 0);
-  const rows = side + rest + SWAP_COST;
+  const short = lengths.reduce((s, n) => s + (n >= MIN_SENT_WINDOW ? 0 : n + WHOLE_COST), 0);
+  const long = windows.reduce((s, i) => s + lengths[i]!, 0);
+  let need = Math.max(0, Math.floor((long - short) / 2));
+  const cuts = windows.map((i) => {
+    const cut = Math.min(lengths[i]!, need);
+    need -= cut;
+    return cut;
+  });
+  const sideCost = (side: 0 | 1) =>
+    windows.reduce((s, i, k) => {
+      const rows = side === 0 ? cuts[k]! : lengths[i]! - cuts[k]!;
+      return rows > 0 ? s + rows + WHOLE_COST : s;
+    }, side === 0 ? short : 0) + SWAP_COST;
+  const rows = Math.max(sideCost(0), sideCost(1));
   const plan = splitWindows(lengths);
   let here = 0;
   let there = plan ? SEND_COST : 0;
@@ -136,5 +142,5 @@ export function planRows(lengths: readonly number[]): RowPlan | null {
     else here += n + WHOLE_COST;
   });
   if (rows >= Math.max(here, there)) return null;
-  return { windows, cuts: windows.map((i) => Math.floor(lengths[i]! / 2)) };
+  return { windows, cuts };
 }

@@ -70,6 +70,11 @@ class Channel {
     Atomics.notify(this.control, SEQ[this.side]);
   }
 
+  /** Whether the other side's rows of `step` are there already. */
+  has(step: number): boolean {
+    return Atomics.load(this.control, SEQ[this.side === 0 ? 1 : 0]) === this.tag(step);
+  }
+
   /** The other side's rows of `step` (a copy), or null on abort or timeout (which aborts). */
   receive(step: number, timeoutMs: number): Float32Array | null {
     const other = this.side === 0 ? 1 : 0;
@@ -99,8 +104,9 @@ class Channel {
 
 /**
  * The owner's side: offers job `id` (`offer` sends its description to the helper), runs `mine`
- * in lockstep with the helper, then `meanwhile`, then takes the helper's final rows. Returns
- * null when the helper did not take part or a step failed or timed out.
+ * in lockstep with the helper, and `meanwhile` at the first step where the helper's rows are
+ * not there yet (or at the end), then takes the helper's final rows. Returns null when the
+ * helper did not take part or a step failed or timed out.
  */
 export function ownRowJob(
   buffer: SharedArrayBuffer,
@@ -117,6 +123,13 @@ export function ownRowJob(
   offer();
   let claimed = false;
   let step = 0;
+  // Our other work (short windows) fills a wait for the helper instead of following the job.
+  let pending = meanwhile as (() => void) | null;
+  const fill = () => {
+    const work = pending;
+    pending = null;
+    work?.();
+  };
   let r = mine.next();
   try {
     while (!r.done) {
@@ -128,6 +141,7 @@ export function ownRowJob(
         if (Atomics.compareExchange(control, JOB, id, 0) === id) return null;
         claimed = true;
       }
+      if (pending && !channel.has(step)) fill();
       const theirs = channel.receive(step, STEP_MS);
       if (!theirs) return null;
       r = mine.next(theirs);
@@ -137,7 +151,7 @@ export function ownRowJob(
     channel.abort();
     throw error;
   }
-  meanwhile();
+  fill();
   const final = channel.receive(step, STEP_MS);
   if (!final) return null;
   // The helper's rows of each window, one after the other.
