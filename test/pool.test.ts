@@ -50,6 +50,22 @@ describe('engine pool', () => {
     }
   });
 
+  it('answers a large rubric exactly as the single engine (an idle worker takes some questions)', async () => {
+    // About 150 question tokens: over MIN_REMOTE_TOKENS, so the heads share them (heads/remote.ts).
+    const rubric: Questions = Object.fromEntries(
+      ['a refund', 'a replacement', 'a discount', 'to speak to a manager', 'an apology', 'a tracking number', 'a repair', 'to cancel the order'].map((want, i) => [
+        `q${i}`,
+        { type: 'noul', instructions: `Does the customer explicitly ask for ${want}, in writing, in this message?` },
+      ]),
+    );
+    rubric.team = QUESTIONS.team!;
+    rubric.anger = QUESTIONS.anger!;
+    for (const state of [TICKET, MEDIUM, LONG]) {
+      const a = await single.evaluate(state, rubric);
+      expect(await pool.evaluate(state, rubric)).toEqual(a);
+    }
+  });
+
   it('answers concurrent requests on both workers, each as the single engine does', async () => {
     const states = Array.from({ length: 8 }, (_, i) => `${TICKET} Order number ${1000 + i}.`);
     const before = pool.stats().stateEncodes;

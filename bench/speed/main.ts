@@ -373,7 +373,7 @@ async function main(): Promise<void> {
   const report: BenchReport = {
     meta: {
       date: new Date().toISOString(),
-      node: process.version,
+      node: [process.version, ...process.execArgv].join(' '),
       cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
       cores: os.availableParallelism(),
       backend,

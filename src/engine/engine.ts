@@ -31,7 +31,8 @@ class PipelineEngine implements Engine {
   private stateEncodes = 0;
   private readonly stateCache: StateCache;
   private readonly outcomeCache: OutcomeCache;
-  private readonly trainedHeads: TrainedHeadsRunner;
+  /** @internal The pool's workers give it a helper (heads/remote.ts). */
+  readonly trainedHeads: TrainedHeadsRunner;
 
   constructor(
     private readonly encoder: Encoder,
@@ -163,7 +164,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
  * hands windows to, the other workers' encoders (see encoder/split.ts).
  * @internal
  */
-export async function createEngineWithEncoder(config: EngineConfig = {}): Promise<{ engine: Engine; encoder: Encoder }> {
+export async function createEngineWithEncoder(config: EngineConfig = {}): Promise<{ engine: Engine; encoder: Encoder; heads: TrainedHeadsRunner }> {
   const full: Required<EngineConfig> = {
     defaultModel: config.defaultModel ?? 'evalmodel-latest',
     backend: config.backend ?? (undefined as unknown as Required<EngineConfig>['backend']),
@@ -175,7 +176,8 @@ export async function createEngineWithEncoder(config: EngineConfig = {}): Promis
     Encoder.load(config.backend ? { backend: config.backend } : {}),
     loadVocabulary().then(createTokenizer),
   ]);
-  return { engine: new PipelineEngine(encoder, tokenizer, registry, full), encoder };
+  const engine = new PipelineEngine(encoder, tokenizer, registry, full);
+  return { engine, encoder, heads: engine.trainedHeads };
 }
 
 export type { Questions, State };

@@ -9,7 +9,18 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Encoder, RowJob, WindowHelper, WindowResults } from '../encoder/index.js';
+import type { TextRep } from '../heads/late.js';
+import { wireInputs, type HeadsHelper } from '../heads/remote.js';
+import type { QuestionInput } from '../heads/request-logits.js';
+import type { TrainedHeadsRunner } from '../heads/runner.js';
+import type { TrainedHeadsSpec } from '../heads/trained.js';
 import { helpRowJob, ownRowJob, rowBuffer } from './rows-channel.js';
+
+/**
+ * How long a request waits for a helper's share of its questions (a share computes in about
+ * 5 ms) before computing it itself.
+ */
+const HEADS_WAIT_MS = 250;
 
 /** What a worker gets to reach its peers. */
 export interface PeerInit {
@@ -27,7 +38,9 @@ type PeerMessage =
   | { type: 'windows'; id: number; windows: number[][]; keepStates: boolean }
   | { type: 'rows'; id: number; job: RowJob; buffer: SharedArrayBuffer }
   | { type: 'done'; id: number; ok: true; result: WindowResults }
-  | { type: 'done'; id: number; ok: false; message: string };
+  | { type: 'done'; id: number; ok: false; message: string }
+  | { type: 'heads'; id: number; spec: TrainedHeadsSpec; state: TextRep; questions: QuestionInput[] }
+  | { type: 'heads-done'; id: number; logits: number[][] | null };
 
 /** Counts this worker busy while `work` runs (peers read it to decide whether to ask for help). */
 export function busyWhile<T>(peers: PeerInit | undefined, work: () => Promise<T>): Promise<T> {
@@ -38,21 +51,27 @@ export function busyWhile<T>(peers: PeerInit | undefined, work: () => Promise<T>
 }
 
 /**
- * Connects this worker's encoder to its peers: it answers their window requests, and gets a
- * helper that sends windows to an idle peer. Returns a function that rejects requests still
- * waiting on peers (at close), so that their windows are encoded locally instead.
+ * Connects this worker's encoder and heads to its peers: it answers their window, row and
+ * question requests, and gets helpers that send such work to an idle peer. Returns a function
+ * that rejects requests still waiting on peers (at close), so that they are computed locally.
  */
-export function connectPeers(peers: PeerInit, encoder: Encoder): () => void {
+export function connectPeers(peers: PeerInit, encoder: Encoder, heads?: TrainedHeadsRunner): () => void {
   const busy = new Int32Array(peers.busy);
   let nextId = 1;
   const waiting = new Map<number, { port: MessagePort; resolve(r: WindowResults): void; reject(e: Error): void }>();
+  const headsWaiting = new Map<number, { port: MessagePort; resolve(logits: number[][] | null): void }>();
   for (const { port } of peers.ports) {
-    // A peer that ends leaves its windows to us (the encoder then encodes them itself).
+    // A peer that ends leaves its windows and questions to us (computed here instead).
     port.on('close', () => {
       for (const [id, w] of waiting) {
         if (w.port !== port) continue;
         waiting.delete(id);
         w.reject(new Error('peer worker ended'));
+      }
+      for (const [id, w] of headsWaiting) {
+        if (w.port !== port) continue;
+        headsWaiting.delete(id);
+        w.resolve(null);
       }
     });
     port.on('message', (m: PeerMessage) => {
@@ -69,6 +88,21 @@ export function connectPeers(peers: PeerInit, encoder: Encoder): () => void {
         } finally {
           Atomics.sub(busy, peers.index, 1);
         }
+      } else if (m.type === 'heads') {
+        // Synchronous, like a row job: the asking worker waits for these logits.
+        let logits: number[][] | null = null;
+        Atomics.add(busy, peers.index, 1);
+        try {
+          logits = heads ? heads.logitsFor(m.spec, m.state, m.questions) : null;
+        } catch {
+          logits = null;
+        } finally {
+          Atomics.sub(busy, peers.index, 1);
+        }
+        port.postMessage({ type: 'heads-done', id: m.id, logits } satisfies PeerMessage);
+      } else if (m.type === 'heads-done') {
+        headsWaiting.get(m.id)?.resolve(m.logits);
+        headsWaiting.delete(m.id);
       } else {
         const w = waiting.get(m.id);
         waiting.delete(m.id);
@@ -104,10 +138,36 @@ export function connectPeers(peers: PeerInit, encoder: Encoder): () => void {
     return ownRowJob(buffer, id, job, mine, offer, meanwhile);
   };
   encoder.helper = peers.ports.length > 0 ? helper : null;
+  const headsHelper: HeadsHelper = {
+    available: () => idlePeer() !== undefined,
+    logits(spec, state, questions) {
+      const peer = idlePeer();
+      if (!peer) return Promise.resolve(null);
+      const id = nextId++;
+      return new Promise<number[][] | null>((resolve) => {
+        const timer = setTimeout(() => {
+          headsWaiting.delete(id);
+          resolve(null);
+        }, HEADS_WAIT_MS);
+        headsWaiting.set(id, {
+          port: peer.port,
+          resolve: (logits) => {
+            clearTimeout(timer);
+            resolve(logits);
+          },
+        });
+        peer.port.postMessage({ type: 'heads', id, spec, ...wireInputs(state, questions) } satisfies PeerMessage);
+      });
+    },
+  };
+  if (heads && peers.ports.length > 0) heads.helper = headsHelper;
   return () => {
     encoder.helper = null;
+    if (heads) heads.helper = null;
     for (const w of waiting.values()) w.reject(new Error('engine closed'));
     waiting.clear();
+    for (const w of headsWaiting.values()) w.resolve(null);
+    headsWaiting.clear();
     for (const { port } of peers.ports) port.close();
   };
 }

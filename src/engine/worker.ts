@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   try {
     const created = await createEngineWithEncoder(init.config);
     engine = created.engine;
-    if (init.peers) disconnect = connectPeers(init.peers, created.encoder);
+    if (init.peers) disconnect = connectPeers(init.peers, created.encoder, created.heads);
   } catch (error) {
     post({ type: 'failed', error: serialize(error) });
     return;

@@ -16,7 +16,8 @@ import { pairSimilarities } from './fields.js';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
 import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
-import { requestLogits } from './request-logits.js';
+import { sharedLogits, type HeadsHelper } from './remote.js';
+import { requestLogits, type QuestionInput } from './request-logits.js';
 import { calibrated, loadHeads, zeroShotTerm, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
 
 /** Bytes of question-text encodings kept across requests. */
@@ -52,6 +53,8 @@ export class TrainedHeadsRunner {
   });
   /** Encoder passes run for question texts. */
   passes = 0;
+  /** An idle peer thread that may take some of a request's questions (engine pool; remote.ts). */
+  helper: HeadsHelper | null = null;
 
   constructor(
     private readonly tokenize: Tokenize,
@@ -83,6 +86,11 @@ export class TrainedHeadsRunner {
     return loadHeads(spec, this.weightsDir);
   }
 
+  /** Raw logits of questions against a state, for another thread's request (remote.ts). */
+  logitsFor(spec: TrainedHeadsSpec, state: TextRep, questions: readonly QuestionInput[]): number[][] {
+    return requestLogits(this.heads(spec).members, state, questions);
+  }
+
   /**
    * Answers every question of a request against one state encoding (`state`, the encoding of
    * `request.state`, whose token ids are `stateIds`).
@@ -104,8 +112,10 @@ export class TrainedHeadsRunner {
         return { type: r.type, instructions: instructions!, lines, pair: pairs[i]! };
       }),
     );
-    // All questions in one batch (see request-logits.ts): same logits as one by one.
-    const raw = requestLogits(heads.members, toRep(state, stateIds), inputs);
+    // All questions in one batch (see request-logits.ts): same logits as one by one, so a
+    // tail of them may go to a helper thread.
+    const stateRep = toRep(state, stateIds);
+    const raw = await sharedLogits(spec, stateRep, inputs, (qs) => requestLogits(heads.members, stateRep, qs), this.helper);
     const out = new Map<string, Answer>();
     rendered.forEach(([id, r], i) => {
       let logits = raw[i]!;
