@@ -156,7 +156,11 @@ export function connectPeers(peers: PeerInit, encoder: Encoder, heads?: TrainedH
             resolve(logits);
           },
         });
-        peer.port.postMessage({ type: 'heads', id, spec, ...wireInputs(state, questions) } satisfies PeerMessage);
+        // The copies are ours alone: moved, not copied again.
+        const wire = wireInputs(state, questions);
+        const texts = [wire.state, ...wire.questions.flatMap((q) => [q.instructions, ...q.lines])];
+        const buffers = texts.flatMap((t) => [t.tokens.buffer, t.pooled.buffer]) as ArrayBuffer[];
+        peer.port.postMessage({ type: 'heads', id, spec, ...wire } satisfies PeerMessage, buffers);
       });
     },
   };
