@@ -6,8 +6,8 @@
  * Each worker loads its own engine; the pool reads the encoder's weight files once and shares
  * them read-only (SharedArrayBuffer). Requests are routed by their state: a state seen recently
  * goes to the worker that took it, so its cached encoding is found again, unless that worker is
- * busier than another by more than one request; a new state goes to the worker used last while
- * it is among the least busy (its weights are still in the CPU's caches). Answers are the single engine's: every worker runs the
+ * busier than another by more than one request; a new state goes to the worker used last when
+ * it is idle (its weights are still in the CPU's caches), else by the state's hash. Answers are the single engine's: every worker runs the
  * same code on the same weights, and the encoder's results do not depend on batching.
  *
  * One request can use more than one core: a worker whose encoder pass has several windows
@@ -167,11 +167,12 @@ class EnginePool implements Engine {
   /**
    * A state routed recently goes back to the worker that took it (its encoding is cached
    * there), unless that worker is busier than the least busy one by more than a request. A new
-   * state goes to the worker used last when it is among the least busy, else to the least busy:
-   * each worker holds its own copy of the weights, and one copy stays in the CPU's caches
-   * between requests where two alternating copies do not (measured: new states and new
-   * questions one at a time through 2 workers, p50 249 ms routed by state hash, 139 ms kept on
-   * one worker; docs/performance.md).
+   * state goes to the worker used last when that worker is idle: each worker holds its own copy
+   * of the weights, and one copy stays in the CPU's caches between requests where two
+   * alternating copies do not (measured: new states and new questions one at a time through 2
+   * workers, p50 249 ms routed by state hash, 143 ms kept on one worker; docs/performance.md).
+   * Under load, new states spread by their hash as before (filling the least busy worker
+   * instead measured 1.53x one engine's throughput against 1.74x).
    */
   private pick(request: unknown): PoolWorker | undefined {
     const alive = this.workers.filter((w) => w.alive);
@@ -180,13 +181,9 @@ class EnginePool implements Engine {
     const key = hash(routingKey(request));
     const known = this.routes.get(key);
     const last = this.lastUsed;
-    const chosen = known?.alive
-      ? known.inFlight <= least.inFlight + 1
-        ? known
-        : least
-      : last?.alive && last.inFlight <= least.inFlight
-        ? last
-        : least;
+    const hashed = alive[key % alive.length]!;
+    const preferred = known?.alive ? known : last?.alive && last.inFlight === 0 ? last : hashed;
+    const chosen = preferred.inFlight <= least.inFlight + 1 ? preferred : least;
     this.routes.set(key, chosen);
     this.lastUsed = chosen;
     return chosen;
