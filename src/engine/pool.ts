@@ -7,8 +7,9 @@
  * them read-only (SharedArrayBuffer). Requests are routed by their state: a state seen recently
  * goes to the worker that took it, so its cached encoding is found again, unless that worker is
  * busier than another by more than one request; a new state goes to the worker used last when
- * it is idle (its weights are still in the CPU's caches), else by the state's hash. Answers are the single engine's: every worker runs the
- * same code on the same weights, and the encoder's results do not depend on batching.
+ * it is idle (its weights are still in the CPU's caches), else by the state's hash. Answers are
+ * the single engine's: every worker runs the same code on the same weights, and the encoder's
+ * results do not depend on batching.
  *
  * One request can use more than one core: a worker whose encoder pass has several windows
  * (a long state) hands some of them to an idle peer over a direct MessagePort and encodes the

@@ -11,7 +11,7 @@
  * answer in time, or fails, leaves its questions to this thread.
  * @module
  */
-import type { TextRep } from './late.js';
+import { HIDDEN, type TextRep } from './late.js';
 import type { QuestionInput } from './request-logits.js';
 import type { TrainedHeadsSpec } from './trained.js';
 
@@ -49,7 +49,7 @@ export function remoteFrom(questions: readonly QuestionInput[]): number {
 
 /** A text's representation with its own buffers (a view would carry its whole buffer across). */
 function ownText(t: TextRep): TextRep {
-  const out: TextRep = { tokens: t.tokens.slice(0, t.n * 512), n: t.n, pooled: t.pooled.slice() };
+  const out: TextRep = { tokens: t.tokens.slice(0, t.n * HIDDEN), n: t.n, pooled: t.pooled.slice() };
   if (t.ids) out.ids = [...t.ids];
   return out;
 }
