@@ -25,6 +25,7 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { dense as gemmDense, gemmReady, packable, packDense, type PackedDense } from '../kernels/gemm.js';
 import { InputTables, type InputProjections, type RowRange } from './input-tables.js';
 import { ENCODER_SHAPE, type DenseWeights, type EncoderWeights, type LayerNormWeights } from './weights.js';
 
@@ -50,6 +51,8 @@ export const SHORT_SEQUENCE_MAX = 32;
 export interface Dense {
   kernel: tf.Tensor2D;
   bias: tf.Tensor1D;
+  /** The same weights for our wasm kernel (kernels/gemm.ts), where it serves the backend. */
+  packed?: PackedDense;
 }
 
 export interface PreparedLayer {
@@ -86,6 +89,7 @@ export function normalise(x: tf.Tensor2D): tf.Tensor2D {
 }
 
 export function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2D {
+  if (w.packed && gemmReady()) return gemmDense(x, w.packed, activation === 'relu');
   return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' }) as tf.Tensor2D;
 }
 
@@ -183,6 +187,13 @@ export class TransformerEncoder {
     });
     this.pooler = { kernel: tf.clone(weights.pooler.kernel), bias: tf.clone(weights.pooler.bias) };
     this.owned.push(this.pooler.kernel, this.pooler.bias);
+    if (gemmReady()) {
+      for (const d of [...this.layers.flatMap((l) => [...l.query, ...l.key, ...l.value, l.out, l.ffnIn, l.ffnOut]), this.pooler]) {
+        if (!packable(d.kernel.shape[0], d.kernel.shape[1])) continue;
+        d.packed = packDense(d.kernel, d.bias);
+        this.owned.push(d.packed.packed, d.packed.bias);
+      }
+    }
   }
 
   /** The folded layers, for the row split of one window across threads (rows.ts). */
