@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../src/encoder/backend.js';
+import { gemmReady, setGemmEnabled } from '../src/kernels/gemm.js';
 import type { TextRep } from '../src/heads/late.js';
 import { chunkQuestions, CHUNK_TEXTS, requestLogits, type QuestionInput } from '../src/heads/request-logits.js';
 import { questionLogits, loadHeads, type TrainedHeads } from '../src/heads/trained.js';
@@ -71,6 +72,25 @@ describe('batched head logits', () => {
     expect(chunkQuestions(many, state.n).length).toBeGreaterThan(1);
     const batched = requestLogits(heads.members, state, many);
     many.forEach((q, i) => expect(batched[i]).toStrictEqual(alone(state, q)));
+  });
+
+  it("are the same, to float rounding, on our matrix kernel and on tfjs' own products", () => {
+    expect(gemmReady()).toBe(true);
+    fc.assert(
+      fc.property(fc.array(questionArb, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 300 }), (questions, stateTokens) => {
+        const state = text(stateTokens + 11, stateTokens);
+        const ours = requestLogits(heads.members, state, questions);
+        setGemmEnabled(false);
+        let theirs: number[][];
+        try {
+          theirs = requestLogits(heads.members, state, questions);
+        } finally {
+          setGemmEnabled(true);
+        }
+        ours.forEach((logits, i) => logits.forEach((v, j) => expect(Math.abs(v - theirs[i]![j]!)).toBeLessThan(1e-3)));
+      }),
+      { numRuns: 15 },
+    );
   });
 
   it('keeps chunks within the text bound and every question exactly once, in order', () => {

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assembleWat, kernelFiles, kernelModule, KERNELS_DIR } from '../scripts/assemble-kernels.mjs';
 import { initBackend } from '../src/encoder/backend.js';
-import { dense, gemmReady, gemmUnavailableReason, packColumns, packDense } from '../src/kernels/gemm.js';
+import { dense, gemmReady, gemmUnavailableReason, packColumns, packDense, packRows, packTransposed, paddedBias, roundUp8 } from '../src/kernels/gemm.js';
 
 /** The kernel's arithmetic in plain JavaScript: bias, then each product added in order of k, in float32. */
 function reference(x: Float32Array, w: Float32Array, b: Float32Array, m: number, k: number, n: number, relu: boolean): Float32Array {
@@ -91,6 +91,53 @@ describe('the gemm kernel', () => {
   it('refuses shapes it cannot serve', () => {
     expect(() => packColumns(new Float32Array(12), 3, 4)).toThrow(RangeError);
     expect(() => tf.tidy(() => dense(tf.zeros([2, 5]) as tf.Tensor2D, packDense(tf.zeros([4, 8]) as tf.Tensor2D, tf.zeros([8]) as tf.Tensor1D)))).toThrow(RangeError);
+  });
+});
+
+describe('packing B on the backend', () => {
+  const matrix = (rows: number, cols: number) => Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(i * 1.3) * 3);
+
+  it('lays out rows as the host packing does, the rows past the matrix zero', () => {
+    for (const [rows, n, padded] of [[5, 16, 5], [5, 16, 8], [1, 8, 3], [13, 24, 16]] as const) {
+      const x = matrix(rows, n);
+      const onBackend = tf.tidy(() => packRows(tf.tensor2d(x, [rows, n]), padded).dataSync() as Float32Array);
+      const host = new Float32Array(padded * n);
+      host.set(x);
+      expect([...onBackend]).toEqual([...packColumns(host, padded, n)]);
+    }
+  });
+
+  it('lays out the transpose, the columns past the matrix zero', () => {
+    for (const [count, k] of [[1, 4], [7, 3], [8, 5], [13, 9]] as const) {
+      const x = matrix(count, k);
+      const onBackend = tf.tidy(() => packTransposed(tf.tensor2d(x, [count, k])).dataSync() as Float32Array);
+      const n = roundUp8(count);
+      const transposed = new Float32Array(k * n);
+      for (let c = 0; c < count; c++) for (let r = 0; r < k; r++) transposed[r * n + c] = x[c * k + r]!;
+      expect([...onBackend]).toEqual([...packColumns(transposed, k, n)]);
+    }
+  });
+
+  it('gives x Wᵀ through a transposed packing, the padded columns at -Infinity', () => {
+    const [m, count, k] = [6, 11, 20];
+    const x = matrix(m, k);
+    const w = matrix(count, k).map((v) => v / 7);
+    const out = tf.tidy(() => {
+      const b = { packed: packTransposed(tf.tensor2d(w, [count, k])), bias: tf.tensor1d(paddedBias(count)), k, n: roundUp8(count) };
+      return dense(tf.tensor2d(x, [m, k]), b).dataSync() as Float32Array;
+    });
+    const n = roundUp8(count);
+    for (let i = 0; i < m; i++) {
+      for (let c = 0; c < n; c++) {
+        if (c >= count) {
+          expect(out[i * n + c]).toBe(-Infinity);
+          continue;
+        }
+        let want = 0;
+        for (let r = 0; r < k; r++) want = Math.fround(want + Math.fround(x[i * k + r]! * w[c * k + r]!));
+        expect(out[i * n + c]).toBe(want);
+      }
+    }
   });
 });
 

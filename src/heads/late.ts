@@ -26,6 +26,8 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { Batch, PairInputs } from './batch.js';
+import { gemmReady } from '../kernels/gemm.js';
+import { alignOnKernel } from './align-kernel.js';
 import { comparisonFeatures, textCues } from './cues.js';
 import { rowNormalise, textNorms } from './text-norms.js';
 
@@ -143,11 +145,6 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
     // each text is compared with them through the mean of its own normalised token states.
     const starts: number[] = [];
     for (let st = 0; st === 0 || st + SPAN - SPAN_STRIDE < state.n; st += SPAN_STRIDE) starts.push(st);
-    const spanMat = new Float32Array(starts.length * state.n);
-    starts.forEach((st, i) => {
-      const end = Math.min(state.n, st + SPAN);
-      for (let t = st; t < end; t++) spanMat[i * state.n + t] = 1 / (end - st);
-    });
     // The texts' own halves (normalised tokens, normalised means) are kept per text.
     const norms = textNorms(texts, HIDDEN);
     const flat = new Float32Array(total * HIDDEN);
@@ -159,8 +156,17 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
       textMeans.set(t.mean, k * HIDDEN);
     });
     const out = tf.tidy(() => {
-      const s = rowNormalise(tf.tensor2d(state.tokens.subarray(0, state.n * HIDDEN), [state.n, HIDDEN]));
       const z = tf.tensor2d(flat, [total, HIDDEN]);
+      const means = tf.tensor2d(textMeans, [texts.length, HIDDEN]);
+      if (gemmReady()) {
+        return alignOnKernel({ state: state.tokens, n: state.n, width: HIDDEN, tokens: z, means, negation: stateNeg, spanStarts: starts, span: SPAN, beta: BETA });
+      }
+      const spanMat = new Float32Array(starts.length * state.n);
+      starts.forEach((st, i) => {
+        const end = Math.min(state.n, st + SPAN);
+        for (let t = st; t < end; t++) spanMat[i * state.n + t] = 1 / (end - st);
+      });
+      const s = rowNormalise(tf.tensor2d(state.tokens.subarray(0, state.n * HIDDEN), [state.n, HIDDEN]));
       // Transposing once keeps the products on XNNPACK; tfjs-wasm runs transposed operands on a
       // scalar fallback that is ~10x slower.
       const sim = tf.matMul(z, tf.transpose(s));
@@ -171,7 +177,7 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
       const a = rowNormalise(tf.matMul(att, s));
       const neg = tf.matMul(att, tf.tensor2d(stateNeg, [state.n, 1]));
       const spans = rowNormalise(tf.matMul(tf.tensor2d(spanMat, [starts.length, state.n]), s));
-      const spanSim = tf.matMul(tf.tensor2d(textMeans, [texts.length, HIDDEN]), tf.transpose(spans)); // [texts, spans]
+      const spanSim = tf.matMul(means, tf.transpose(spans)); // [texts, spans]
       return [tf.max(sim, 1), tf.div(tf.reshape(lse, [-1]), BETA), a, tf.max(spanSim, 1), tf.div(tf.logSumExp(tf.mul(spanSim, BETA), 1), BETA), neg, tf.argMax(sim, 1)];
     });
     best = out[0]!.dataSync() as Float32Array;

@@ -19,6 +19,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import { GEMM_WASM } from './gemm-wasm.js';
 
 const KERNEL_NAME = 'EvalmodelDense';
+const PACK_ROWS = 'EvalmodelPackRows';
+const PACK_TRANSPOSED = 'EvalmodelPackTransposed';
 
 /** The parts of tfjs-backend-wasm's BackendWasm this kernel uses (its own kernels use the same). */
 interface WasmBackendInternals {
@@ -27,7 +29,12 @@ interface WasmBackendInternals {
   makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
 }
 
-type GemmFunction = (a: number, packed: number, bias: number, out: number, m: number, k: number, n: number, relu: number) => void;
+/** gemm.wat's exports. */
+interface KernelExports {
+  gemm(a: number, packed: number, bias: number, out: number, m: number, k: number, n: number, relu: number): void;
+  pack_rows(src: number, rows: number, padded: number, n: number, dst: number): void;
+  pack_transposed(src: number, count: number, k: number, dst: number): void;
+}
 
 /** A dense layer's weights in the kernel's layout. */
 export interface PackedDense {
@@ -38,9 +45,18 @@ export interface PackedDense {
   n: number;
 }
 
-const instances = new WeakMap<object, GemmFunction>();
+const instances = new WeakMap<object, KernelExports>();
 let status: 'untried' | 'ready' | 'unavailable' = 'untried';
 let reason = '';
+let enabled = true;
+
+/**
+ * Turns the kernel off (tfjs' own products everywhere) or back on, for A/B measurements and
+ * tests; on by default. The encoder packs its weights at load only while it is on.
+ */
+export function setGemmEnabled(on: boolean): void {
+  enabled = on;
+}
 
 function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text);
@@ -54,18 +70,18 @@ function internals(backend: unknown): WasmBackendInternals {
 }
 
 /** The kernel instance sharing this backend's memory (one per backend object). */
-function gemmOf(backend: unknown): GemmFunction {
+function kernelsOf(backend: unknown): KernelExports {
   const key = backend as object;
-  let gemm = instances.get(key);
-  if (!gemm) {
+  let kernels = instances.get(key);
+  if (!kernels) {
     const memory = internals(backend).wasm.asm?.memory;
     if (!(memory instanceof WebAssembly.Memory)) throw new Error('the wasm backend does not expose its memory');
     const module = new WebAssembly.Module(decodeBase64(GEMM_WASM));
     const instance = new WebAssembly.Instance(module, { env: { memory } });
-    gemm = instance.exports.gemm as GemmFunction;
-    instances.set(key, gemm);
+    kernels = instance.exports as unknown as KernelExports;
+    instances.set(key, kernels);
   }
-  return gemm;
+  return kernels;
 }
 
 function offsetOf(backend: WasmBackendInternals, t: tf.TensorInfo): number {
@@ -86,7 +102,32 @@ function register(): void {
       const n = bias.shape[0]!;
       const out = b.makeOutput([m, n], 'float32');
       // Offsets are read after makeOutput, which may grow the memory.
-      if (m > 0) gemmOf(backend)(offsetOf(b, x), offsetOf(b, packed), offsetOf(b, bias), offsetOf(b, out), m, k, n, attrs?.relu ? 1 : 0);
+      if (m > 0) kernelsOf(backend).gemm(offsetOf(b, x), offsetOf(b, packed), offsetOf(b, bias), offsetOf(b, out), m, k, n, attrs?.relu ? 1 : 0);
+      return out;
+    },
+  });
+  tf.registerKernel({
+    kernelName: PACK_ROWS,
+    backendName: 'wasm',
+    kernelFunc: ({ inputs, backend, attrs }) => {
+      const { x } = inputs as { x: tf.TensorInfo };
+      const b = internals(backend);
+      const [rows, n] = x.shape as [number, number];
+      const padded = Number(attrs?.padded);
+      const out = b.makeOutput([padded * n], 'float32');
+      kernelsOf(backend).pack_rows(offsetOf(b, x), rows, padded, n, offsetOf(b, out));
+      return out;
+    },
+  });
+  tf.registerKernel({
+    kernelName: PACK_TRANSPOSED,
+    backendName: 'wasm',
+    kernelFunc: ({ inputs, backend }) => {
+      const { x } = inputs as { x: tf.TensorInfo };
+      const b = internals(backend);
+      const [count, k] = x.shape as [number, number];
+      const out = b.makeOutput([k * roundUp8(count)], 'float32');
+      kernelsOf(backend).pack_transposed(offsetOf(b, x), count, k, offsetOf(b, out));
       return out;
     },
   });
@@ -103,6 +144,33 @@ export function packColumns(kernel: Float32Array, k: number, n: number): Float32
     }
   }
   return out;
+}
+
+/** `n` rounded up to a multiple of 8, the kernel's column panel. */
+export function roundUp8(n: number): number {
+  return Math.ceil(n / 8) * 8;
+}
+
+/**
+ * B for `dense` from a matrix on the backend, [rows, n] (n a multiple of 8), as `padded` rows
+ * (the rows past `rows` zero): for products `a x` where a has `padded` columns. Needs `gemmReady()`.
+ */
+export function packRows(x: tf.Tensor2D, padded = x.shape[0]): tf.Tensor1D {
+  if (x.shape[1] % 8 !== 0 || padded < x.shape[0]) throw new RangeError(`gemm: cannot pack [${x.shape}] as ${padded} rows`);
+  return tf.engine().runKernel(PACK_ROWS, { x }, { padded }) as tf.Tensor1D;
+}
+
+/**
+ * B for `dense` from the transpose of a matrix on the backend, [count, k]: k rows of
+ * roundUp8(count) columns, those past `count` zero; for products `a xᵀ`. Needs `gemmReady()`.
+ */
+export function packTransposed(x: tf.Tensor2D): tf.Tensor1D {
+  return tf.engine().runKernel(PACK_TRANSPOSED, { x }) as tf.Tensor1D;
+}
+
+/** A bias of `n` zeros then -Infinity up to roundUp8(n): padded columns drop out of max and softmax. */
+export function paddedBias(n: number): Float32Array {
+  return new Float32Array(roundUp8(n)).fill(-Infinity, n);
 }
 
 /** Whether the kernel can serve a [k, n] product: n a multiple of 8, k at least 1. */
@@ -148,7 +216,7 @@ export function gemmReady(): boolean {
     }
   }
   // tfjs has one backend per process, but a caller may switch it after the engine loaded.
-  return status === 'ready' && tf.getBackend() === 'wasm';
+  return enabled && status === 'ready' && tf.getBackend() === 'wasm';
 }
 
 /** Why the kernel is not in use, when it is not (for diagnostics). */

@@ -1,7 +1,9 @@
-;; C[m, n] = A[m, k] x B[k, n] + bias[n], then max(C, 0) when relu != 0; float32 throughout.
+;; A matrix product for the tfjs wasm backend's tensors, and the packing of its B operand.
 ;;
-;; B is packed (gemm.ts, packColumns): panels of 8 columns, each panel k rows of 8 floats, so the
-;; inner loop reads B in order. Rows of A are taken 4 at a time (a 4 x 8 tile of C in eight
+;; gemm: C[m, n] = A[m, k] x B[k, n] + bias[n], then max(C, 0) when relu != 0; float32 throughout.
+;;
+;; B is packed (pack_rows and pack_transposed below, packColumns in gemm.ts on the host):
+;; panels of 8 columns, each panel k rows of 8 floats, so the inner loop reads B in order. Rows of A are taken 4 at a time (a 4 x 8 tile of C in eight
 ;; registers), the last m % 4 rows one at a time. Every element is computed the same way in both
 ;; loops: bias, then a * b added for k = 0, 1, ..., k - 1, each product and sum rounded to
 ;; float32 (no fused multiply-add). So a row's result never depends on the other rows of A, nor
@@ -99,4 +101,58 @@
           (br_if $rows (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $m)))))
       (local.set $bias (i32.add (local.get $bias) (i32.const 32)))
       (local.set $bp (i32.add (local.get $bp) (local.get $panel)))
-      (br_if $columns (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 8))) (local.get $n))))))
+      (br_if $columns (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 8))) (local.get $n)))))
+
+  ;; B for gemm from a row-major matrix src [rows, n] (n a multiple of 8), as `padded` rows
+  ;; (padded >= rows; rows past `rows` are zeros): dst[((p * padded) + r) * 8 + c] = src[r, 8p + c].
+  (func (export "pack_rows")
+    (param $src i32) (param $rows i32) (param $padded i32) (param $n i32) (param $dst i32)
+    (local $p i32) (local $r i32) (local $from i32) (local $rowBytes i32)
+    (local.set $rowBytes (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $p (i32.const 0))
+    (block $done
+      (br_if $done (i32.or (i32.eqz (local.get $padded)) (i32.eqz (local.get $n))))
+      (loop $panels
+        (local.set $from (i32.add (local.get $src) (i32.shl (local.get $p) (i32.const 2))))
+        (local.set $r (i32.const 0))
+        (loop $copy
+          (if (i32.lt_u (local.get $r) (local.get $rows))
+            (then
+              (v128.store (local.get $dst) (v128.load (local.get $from)))
+              (v128.store offset=16 (local.get $dst) (v128.load offset=16 (local.get $from))))
+            (else
+              (v128.store (local.get $dst) (v128.const i32x4 0 0 0 0))
+              (v128.store offset=16 (local.get $dst) (v128.const i32x4 0 0 0 0))))
+          (local.set $from (i32.add (local.get $from) (local.get $rowBytes)))
+          (local.set $dst (i32.add (local.get $dst) (i32.const 32)))
+          (br_if $copy (i32.lt_u (local.tee $r (i32.add (local.get $r) (i32.const 1))) (local.get $padded))))
+        (br_if $panels (i32.lt_u (local.tee $p (i32.add (local.get $p) (i32.const 8))) (local.get $n))))))
+
+  ;; B for gemm as the transpose of src [count, k]: k rows of roundUp8(count) columns, the
+  ;; columns past `count` zeros: dst[((p * k) + r) * 8 + c] = src[8p + c, r].
+  (func (export "pack_transposed")
+    (param $src i32) (param $count i32) (param $k i32) (param $dst i32)
+    (local $col i32) (local $r i32) (local $from i32) (local $to i32) (local $rowBytes i32) (local $panelBytes i32) (local $padded i32)
+    (local.set $rowBytes (i32.shl (local.get $k) (i32.const 2)))
+    (local.set $panelBytes (i32.shl (local.get $k) (i32.const 5)))
+    (local.set $padded (i32.and (i32.add (local.get $count) (i32.const 7)) (i32.const -8)))
+    (local.set $col (i32.const 0))
+    (block $done
+      (br_if $done (i32.or (i32.eqz (local.get $padded)) (i32.eqz (local.get $k))))
+      (loop $columns
+        ;; column `col` goes to lane col % 8 of panel col / 8
+        (local.set $to (i32.add (local.get $dst)
+          (i32.add (i32.mul (i32.shr_u (local.get $col) (i32.const 3)) (local.get $panelBytes))
+                   (i32.shl (i32.and (local.get $col) (i32.const 7)) (i32.const 2)))))
+        (local.set $from (i32.add (local.get $src) (i32.mul (local.get $col) (local.get $rowBytes))))
+        (local.set $r (i32.const 0))
+        (loop $copy
+          (f32.store (local.get $to)
+            (if (result f32) (i32.lt_u (local.get $col) (local.get $count))
+              (then (f32.load (local.get $from)))
+              (else (f32.const 0))))
+          (local.set $from (i32.add (local.get $from) (i32.const 4)))
+          (local.set $to (i32.add (local.get $to) (i32.const 32)))
+          (br_if $copy (i32.lt_u (local.tee $r (i32.add (local.get $r) (i32.const 1))) (local.get $k))))
+        (br_if $columns (i32.lt_u (local.tee $col (i32.add (local.get $col) (i32.const 1))) (local.get $padded))))))
+)
