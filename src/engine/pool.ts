@@ -31,6 +31,7 @@ import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/in
 import type { ModelMetadataList, SystemOneResponse, ValidationError } from '../types.js';
 import { validateRequest } from '../validation/index.js';
 import { splitEvaluateArguments } from './arguments.js';
+import { stopConcurrentMarking } from './gc-tuning.js';
 import type { Engine, EngineConfig, EngineStats, EvaluateOptions } from './contract.js';
 import type { PeerInit } from './peers.js';
 import type { FromWorker, SerializedError, ToWorker, WorkerInit } from './worker.js';
@@ -50,6 +51,13 @@ export interface EnginePoolConfig extends EngineConfig {
    * @internal
    */
   rowSplit?: boolean;
+  /**
+   * Keep V8's concurrent marking (background GC threads) on. By default the pool turns it off
+   * for the process, because its threads take cores the workers compute on (gc-tuning.ts:
+   * jevbench-sample p50 53-56 ms with it, 44-48 ms without). A process started with its own
+   * `--concurrent-marking` or `--single-threaded-gc` flag is left as it is either way.
+   */
+  concurrentMarking?: boolean;
 }
 
 interface Pending {
@@ -329,8 +337,10 @@ function connectWorkers(count: number, rows: boolean): PeerInit[] | null {
  * await engine.close();
  */
 export async function createEnginePool(config: EnginePoolConfig = {}): Promise<Engine> {
-  const { workers = os.availableParallelism(), workerExecArgv, rowSplit = true, ...engineConfig } = config;
+  const { workers = os.availableParallelism(), workerExecArgv, rowSplit = true, concurrentMarking = false, ...engineConfig } = config;
   const count = Math.max(1, Math.floor(workers));
+  // Before the workers start, so that their heaps are set up without it too.
+  if (!concurrentMarking && count > 1) stopConcurrentMarking();
   const registry = ModelRegistry.load();
   const defaultModel = engineConfig.defaultModel ?? 'evalmodel-latest';
   registry.resolve(defaultModel);
