@@ -17,7 +17,7 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { attentionResidual, dense, ffnHidden, projectHeads, type TransformerEncoder } from './transformer.js';
+import { attend, attentionResidual, dense, ffnHidden, projectHeads, type TransformerEncoder } from './transformer.js';
 import { ENCODER_SHAPE } from './weights.js';
 
 /** Rows of one window on one side: side 0 has [0, cut), side 1 [cut, length). */
@@ -100,7 +100,7 @@ export function* encodeRows(
           const contexts = layer.query.map((_, h) => {
             const keys = take(p[3 * h + 1]!);
             const values = take(p[3 * h + 2]!);
-            return tf.matMul(tf.softmax(tf.matMul(p[3 * h]! as tf.Tensor2D, tf.transpose(keys) as tf.Tensor2D)), values);
+            return attend(p[3 * h]! as tf.Tensor2D, keys, values);
           });
           const context = (contexts.length === 1 ? contexts[0]! : tf.concat(contexts, 1)) as tf.Tensor2D;
           const attended = attentionResidual(layer, context, inputs[i]!.residual!);
