@@ -16,8 +16,9 @@ export const cpuNow = () => {
 };
 
 /**
- * Best rate of the matrix product the encoder uses, GFLOP/s: median of repeated large products,
- * through our kernel where it serves the backend (src/kernels/gemm.ts), else tf.fused.matMul.
+ * Best rate of the matrix product the encoder uses, GFLOP/s: median of repeated large products
+ * (result read back), through our kernel where it serves the backend (src/kernels/gemm.ts),
+ * else tf.fused.matMul.
  */
 export function measurePeak(): { gflops: number; kernel: string } {
   const [m, k, n] = [1024, 512, 1536];

@@ -12,7 +12,7 @@
  * docs/performance.md). The position table is built at load; a token's row is computed the
  * first time the token is seen (a text uses a few thousand of the 8,000 pieces, so memory
  * grows with the vocabulary actually met: 5 KiB a piece, at most 40 MiB). Every row is one row
- * of a matrix product, which XNNPACK computes from that row alone, so a row's values never
+ * of a matrix product, computed from that row alone, so a row's values never
  * depend on the other tokens computed with it; results are the same whatever was encoded
  * before.
  * @module

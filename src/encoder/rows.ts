@@ -5,9 +5,9 @@
  * row by row. So a window can be cut into two row ranges, [0, cut) and [cut, length), each side
  * computing its own rows and swapping its keys and values with the other side once per layer.
  *
- * Results are bit-for-bit the single pass's (transformer.ts, encodeBlock): XNNPACK computes each
- * output row of a matrix product from that row alone, in the same order whatever the number of
- * rows, so a side's rows of every projection equal the same rows of the whole window's; the
+ * Results are bit-for-bit the single pass's (transformer.ts, encodeBlock): our kernel (and
+ * XNNPACK where ours does not serve) computes each output row of a matrix product from that row
+ * alone, in the same order whatever the number of rows, so a side's rows of every projection equal the same rows of the whole window's; the
  * swapped keys and values are those rows' exact float32 values, concatenated in row order; the
  * attention and softmax of a query row then see the very same operands. The sums and states
  * are taken over the joined rows (joinRows). `test/encoder-split.test.ts` checks it.
@@ -17,7 +17,8 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { attend, attentionResidual, dense, ffnHidden, projectHeads, type TransformerEncoder } from './transformer.js';
+import { attend, attentionResidual, dense, ffnHidden, projectHeads } from './layer.js';
+import type { TransformerEncoder } from './transformer.js';
 import { ENCODER_SHAPE } from './weights.js';
 
 /** Rows of one window on one side: side 0 has [0, cut), side 1 [cut, length). */

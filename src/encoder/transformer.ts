@@ -11,9 +11,11 @@
  *   whatever else is encoded in the same call. tfjs' per-op cost on wasm is a few
  *   microseconds and XNNPACK's matrix product is as fast at 128 rows as at 1,024, so
  *   chaining per sequence costs nothing measurable against one big batch.
- * - Attention runs per head as plain 2-D products (queries x transposed keys, then x values),
- *   which the wasm backend hands to XNNPACK. Its batched 3-D product is a scalar loop, ten to
- *   forty times slower. Queries, keys and values come from one projection per head, so no
+ * - The dense layers and attention run on our WebAssembly matrix kernel (kernels/gemm.ts, about
+ *   1.3x XNNPACK's speed here) wherever it serves the backend, else on tfjs' products.
+ * - Attention runs per head as plain 2-D products (queries x transposed keys, then x values,
+ *   `attend`). The wasm backend's batched 3-D product is a scalar loop, ten to forty times
+ *   slower. Queries, keys and values come from one projection per head, so no
  *   op ever cuts a head out of a wider tensor: the wasm Slice copies its whole input to the
  *   JavaScript heap first, and its Gather runs at ~40 ns an element.
  * - Folded constants: the layer norms' scale and bias are folded into the projection that
@@ -25,9 +27,12 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { dense as gemmDense, gemmReady, packable, packDense, packRows, packTransposed, paddedBias, roundUp8, type PackedDense } from '../kernels/gemm.js';
+import { gemmReady, packable, packDense } from '../kernels/gemm.js';
 import { InputTables, type InputProjections, type RowRange } from './input-tables.js';
-import { ENCODER_SHAPE, type DenseWeights, type EncoderWeights, type LayerNormWeights } from './weights.js';
+import { attend, attentionResidual, dense, ffnHidden, foldNorm, projectHeads, type Dense, type PreparedLayer } from './layer.js';
+import { ENCODER_SHAPE, type EncoderWeights } from './weights.js';
+
+export type { Dense, PreparedLayer } from './layer.js';
 
 /** Per-token states of a batch of sequences, right-padded. */
 export interface TokenStates {
@@ -46,82 +51,6 @@ export interface TokenStates {
  * its result never depends on what else is encoded with it.
  */
 export const SHORT_SEQUENCE_MAX = 32;
-
-/** A dense projection `x @ kernel + bias`. */
-export interface Dense {
-  kernel: tf.Tensor2D;
-  bias: tf.Tensor1D;
-  /** The same weights for our wasm kernel (kernels/gemm.ts), where it serves the backend. */
-  packed?: PackedDense;
-}
-
-export interface PreparedLayer {
-  width: number;
-  heads: number;
-  /** Per head: query (prescaled), key and value projections, the attention layer norm folded in. */
-  query: Dense[];
-  key: Dense[];
-  value: Dense[];
-  /** Output projection of the attention context (layer 0's residual projection is in input-tables.ts). */
-  out: Dense;
-  /** The FFN layer norm folded into the first FFN projection. */
-  ffnIn: Dense;
-  ffnOut: Dense;
-}
-
-/** `ln(x) @ kernel + bias` as `normalise(x) @ (scale * kernel) + (bias_ln @ kernel + bias)`, columns [from, from+count). */
-function foldNorm(norm: LayerNormWeights, dense: DenseWeights, from = 0, count = dense.kernel.shape[1], scale = 1): Dense {
-  return tf.tidy(() => {
-    const kernel = tf.slice(dense.kernel, [0, from], [-1, count]);
-    const bias = tf.slice(dense.bias, [from], [count]);
-    const folded = tf.mul(tf.mul(tf.reshape(norm.scale, [-1, 1]), kernel), scale) as tf.Tensor2D;
-    const foldedBias = tf.mul(tf.add(tf.reshape(tf.matMul(tf.reshape(norm.bias, [1, -1]), kernel), [-1]), bias), scale) as tf.Tensor1D;
-    return { kernel: tf.keep(folded), bias: tf.keep(foldedBias) };
-  });
-}
-
-/** Normalises rows to zero mean and unit variance (the layer norm without scale and bias). */
-export function normalise(x: tf.Tensor2D): tf.Tensor2D {
-  const mean = tf.mean(x, -1, true);
-  const centred = tf.sub(x, mean);
-  const variance = tf.mean(tf.square(centred), -1, true);
-  return tf.mul(centred, tf.rsqrt(tf.add(variance, ENCODER_SHAPE.layerNormEpsilon)));
-}
-
-export function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2D {
-  if (w.packed && gemmReady()) return gemmDense(x, w.packed, activation === 'relu');
-  return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' }) as tf.Tensor2D;
-}
-
-/**
- * One head's attention of `queries` over a sequence's `keys` and `values` (row by row): on our
- * kernel where it serves the backend, the keys padded to a multiple of 8 with scores of
- * -Infinity (weight 0 after the softmax); else two XNNPACK products, `kᵀ` from an explicit
- * transpose (tfjs-wasm runs transposed operands on a ~10x slower scalar loop).
- */
-export function attend(queries: tf.Tensor2D, keys: tf.Tensor2D, values: tf.Tensor2D): tf.Tensor2D {
-  if (!gemmReady()) return tf.matMul(tf.softmax(tf.matMul(queries, tf.transpose(keys) as tf.Tensor2D)), values);
-  const [n, depth] = keys.shape;
-  const padded = roundUp8(n);
-  const scores = gemmDense(queries, { packed: packTransposed(keys), bias: tf.tensor1d(paddedBias(n)), k: depth, n: padded });
-  return gemmDense(tf.softmax(scores) as tf.Tensor2D, { packed: packRows(values, padded), bias: tf.zeros([depth]) as tf.Tensor1D, k: padded, n: depth });
-}
-
-/** A layer's output projection of the attention context plus its residual (row by row). */
-export function attentionResidual(layer: PreparedLayer, context: tf.Tensor2D, residual: tf.Tensor2D): tf.Tensor2D {
-  return tf.add(dense(context, layer.out), residual) as tf.Tensor2D;
-}
-
-/** Per head, the query, key and value of rows `x` of a layer after the first (row by row). */
-export function projectHeads(layer: PreparedLayer, x: tf.Tensor2D): tf.Tensor2D[] {
-  const normed = normalise(x);
-  return layer.query.flatMap((q, h) => [dense(normed, q), dense(normed, layer.key[h]!), dense(normed, layer.value[h]!)]);
-}
-
-/** A layer's FFN hidden activations (row by row). */
-export function ffnHidden(layer: PreparedLayer, x: tf.Tensor2D): tf.Tensor2D {
-  return dense(normalise(x), layer.ffnIn, 'relu');
-}
 
 function readAndDispose(t: tf.Tensor): Float32Array {
   const values = t.dataSync() as Float32Array;

@@ -167,8 +167,8 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
         for (let t = st; t < end; t++) spanMat[i * state.n + t] = 1 / (end - st);
       });
       const s = rowNormalise(tf.tensor2d(state.tokens.subarray(0, state.n * HIDDEN), [state.n, HIDDEN]));
-      // Transposing once keeps the products on XNNPACK; tfjs-wasm runs transposed operands on a
-      // scalar fallback that is ~10x slower.
+      // Without our kernel: transposing once keeps the products on XNNPACK; tfjs-wasm runs
+      // transposed operands on a scalar fallback that is ~10x slower.
       const sim = tf.matMul(z, tf.transpose(s));
       // The soft maximum's log-sum-exp also normalises the attention: one exp pass, not two.
       const scaled = tf.mul(sim, BETA);
