@@ -43,6 +43,13 @@ describe('engine pool', () => {
     await Promise.all([single?.close(), pool?.close()]);
   });
 
+  it("reports the single engine's backend and matrix products (our kernel on wasm)", async () => {
+    await pool.evaluate(TICKET, QUESTIONS);
+    expect(pool.stats().backend).toBe(single.stats().backend);
+    expect(pool.stats().matmul).toBe(single.stats().matmul);
+    if (single.stats().backend === 'wasm') expect(single.stats().matmul).toBe('evalmodel-gemm');
+  });
+
   it('answers exactly as the single engine, short, one-window and long states', async () => {
     for (const state of [TICKET, MEDIUM, LONG, { order: 48213, status: 'damaged', notes: ['cracked base', 'second time'] }]) {
       const [a, b] = await Promise.all([single.evaluate(state, QUESTIONS), pool.evaluate(state, QUESTIONS)]);

@@ -159,7 +159,10 @@ describe.skipIf(!HAS_CHROMIUM)('documentation site in headless Chromium', () => 
     const problems = watch(page);
     await page.goto(`${server.url}/playground.html`, { waitUntil: 'load' });
     await page.waitForSelector('#status[data-state="ready"]', { timeout: 120_000 });
-    expect(await page.textContent('#status')).toMatch(/Ready · backend (wasm|cpu)/);
+    const status = await page.textContent('#status');
+    expect(status).toMatch(/Ready · backend (wasm|cpu) · products (evalmodel-gemm|tfjs)/);
+    // Our WebAssembly matrix kernel runs in the browser too, wherever the wasm backend does.
+    if (status?.includes('backend wasm')) expect(status).toContain('products evalmodel-gemm');
 
     await page.fill('#state', 'My new blender stopped working after two days and the shop refuses to take it back. I want a refund.');
     const instructions = page.locator('.pg-instructions');

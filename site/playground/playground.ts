@@ -186,8 +186,14 @@ async function evaluate(engine: Engine): Promise<void> {
     showError(error);
   } finally {
     evaluateButton.disabled = false;
-    setStatus('ready', `Ready · backend ${engine.stats().backend}`);
+    setStatus('ready', readyText(engine));
   }
+}
+
+/** The status once the model is loaded: backend, and what runs the matrix products. */
+function readyText(engine: { stats(): { backend: string; matmul: string } }): string {
+  const { backend, matmul } = engine.stats();
+  return `Ready · backend ${backend} · products ${matmul}`;
 }
 
 async function main(): Promise<void> {
@@ -205,7 +211,7 @@ async function main(): Promise<void> {
     void evaluate(engine);
   });
   evaluateButton.disabled = false;
-  setStatus('ready', `Ready · backend ${engine.stats().backend}`);
+  setStatus('ready', readyText(engine));
 }
 
 main().catch((error: unknown) => {

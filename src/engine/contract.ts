@@ -42,6 +42,11 @@ export interface CacheStats {
 export interface EngineStats {
   /** Backend in use. */
   backend: BackendName;
+  /**
+   * What runs the matrix products: `evalmodel-gemm`, our WebAssembly kernel (on the wasm
+   * backend, where its self-test passed), or `tfjs`, the backend's own.
+   */
+  matmul: 'evalmodel-gemm' | 'tfjs';
   /** Encoder passes over state text (one per request at most, zero on a cache hit). */
   stateEncodes: number;
   /** Encoder passes over question text. */

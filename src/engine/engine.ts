@@ -9,6 +9,7 @@ import { flattenWhitespace, renderQuestion, renderState } from '../canonical/ind
 import { Encoder, type StateEncoding } from '../encoder/index.js';
 import { EngineClosedError, RequestValidationError } from '../errors.js';
 import { answerQuestion, TrainedHeadsRunner } from '../heads/index.js';
+import { gemmReady } from '../kernels/gemm.js';
 import { defaultManifestPath, ModelRegistry } from '../registry/index.js';
 import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
 import type { Answer, Questions, State, SystemOneResponse } from '../types.js';
@@ -133,6 +134,7 @@ class PipelineEngine implements Engine {
   stats(): EngineStats {
     return {
       backend: this.encoder.backend.backend,
+      matmul: gemmReady() ? 'evalmodel-gemm' : 'tfjs',
       stateEncodes: this.stateEncodes,
       questionEncodes: this.outcomeCache.passes + this.trainedHeads.passes,
       cache: this.stateCache.stats(),

@@ -258,6 +258,7 @@ class EnginePool implements Engine {
     const sum = (f: (s: EngineStats) => number) => all.reduce((n, s) => n + f(s), 0);
     return {
       backend: all[0]?.backend ?? 'wasm',
+      matmul: all[0]?.matmul ?? 'tfjs',
       stateEncodes: sum((s) => s.stateEncodes),
       questionEncodes: sum((s) => s.questionEncodes),
       cache: {
