@@ -88,6 +88,18 @@ describe('the gemm kernel', () => {
     expect(run(Float32Array.of(-2, 1), Float32Array.from({ length: 16 }, () => 1), new Float32Array(8), 1, 2, 8, false)[0]).toBe(-1);
   });
 
+  it('steps aside on another backend, and serves again on wasm', async () => {
+    await import('@tensorflow/tfjs-backend-cpu');
+    try {
+      await tf.setBackend('cpu');
+      expect(gemmReady()).toBe(false);
+      expect(gemmUnavailableReason()).toContain('cpu');
+    } finally {
+      await tf.setBackend('wasm');
+    }
+    expect(gemmReady()).toBe(true);
+  });
+
   it('refuses shapes it cannot serve', () => {
     expect(() => packColumns(new Float32Array(12), 3, 4)).toThrow(RangeError);
     expect(() => tf.tidy(() => dense(tf.zeros([2, 5]) as tf.Tensor2D, packDense(tf.zeros([4, 8]) as tf.Tensor2D, tf.zeros([8]) as tf.Tensor1D)))).toThrow(RangeError);

@@ -46,8 +46,9 @@ export interface PackedDense {
 }
 
 const instances = new WeakMap<object, KernelExports>();
-let status: 'untried' | 'ready' | 'unavailable' = 'untried';
-let reason = '';
+/** Per backend object: whether the kernel passed its self-test there. */
+const readiness = new WeakMap<object, boolean>();
+let reason = 'not tried yet';
 let enabled = true;
 
 /**
@@ -191,35 +192,53 @@ export function dense(x: tf.Tensor2D, w: PackedDense, relu = false): tf.Tensor2D
 }
 
 /**
- * Whether the kernel serves the current backend. Tried once: registration, then a product
- * with rows of both the 4-row and the 1-row loop, checked against tf.matMul.
+ * The self-test: products through every loop of the kernel and both packings (rows past the
+ * 4-row tiles, padded columns at -Infinity, padded rows), against tfjs' own products.
+ */
+function selfTest(): boolean {
+  return tf.tidy(() => {
+    const x = tf.randomUniform([6, 24], -1, 1, 'float32', 7) as tf.Tensor2D;
+    const w = tf.randomUniform([24, 16], -1, 1, 'float32', 8) as tf.Tensor2D;
+    const b = tf.randomUniform([16], -1, 1, 'float32', 9) as tf.Tensor1D;
+    const keys = tf.randomUniform([5, 24], -1, 1, 'float32', 10) as tf.Tensor2D;
+    const values = tf.randomUniform([5, 16], -1, 1, 'float32', 11) as tf.Tensor2D;
+    const scores = dense(x, { packed: packTransposed(keys), bias: tf.tensor1d(paddedBias(5)), k: 24, n: 8 }); // [6, 8]
+    const weights = tf.softmax(scores) as tf.Tensor2D;
+    const pairs: [tf.Tensor, tf.Tensor][] = [
+      [dense(x, packDense(w, b), true), tf.relu(tf.add(tf.matMul(x, w), b))],
+      [tf.slice(scores, [0, 0], [6, 5]), tf.matMul(x, keys, false, true)],
+      [dense(weights, { packed: packRows(values, 8), bias: tf.zeros([16]) as tf.Tensor1D, k: 8, n: 16 }), tf.matMul(tf.slice(weights, [0, 0], [6, 5]), values)],
+    ];
+    const padding = tf.max(tf.slice(scores, [0, 5], [6, 3])).dataSync()[0];
+    return padding === -Infinity && pairs.every(([ours, theirs]) => tf.max(tf.abs(tf.sub(ours, theirs))).dataSync()[0]! < 1e-4);
+  });
+}
+
+/**
+ * Whether the kernel serves the current backend: the wasm backend, where registration and the
+ * self-test passed (tried once per backend object).
  */
 export function gemmReady(): boolean {
-  if (status === 'untried') {
-    status = 'unavailable';
+  if (!enabled || tf.getBackend() !== 'wasm') return false;
+  const backend = tf.backend() as object;
+  let ready = readiness.get(backend);
+  if (ready === undefined) {
+    ready = false;
     try {
-      if (tf.getBackend() !== 'wasm') throw new Error(`backend is ${tf.getBackend()}`);
       register();
-      const ok = tf.tidy(() => {
-        const x = tf.randomUniform([6, 24], -1, 1, 'float32', 7) as tf.Tensor2D;
-        const w = tf.randomUniform([24, 16], -1, 1, 'float32', 8) as tf.Tensor2D;
-        const b = tf.randomUniform([16], -1, 1, 'float32', 9) as tf.Tensor1D;
-        const packed = packDense(w, b);
-        const ours = dense(x, packed, true);
-        const theirs = tf.relu(tf.add(tf.matMul(x, w), b));
-        return tf.max(tf.abs(tf.sub(ours, theirs))).dataSync()[0]! < 1e-4;
-      });
-      if (!ok) throw new Error('self-test gave a different product');
-      status = 'ready';
+      if (!selfTest()) throw new Error('self-test gave a different product');
+      ready = true;
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);
     }
+    readiness.set(backend, ready);
   }
-  // tfjs has one backend per process, but a caller may switch it after the engine loaded.
-  return enabled && status === 'ready' && tf.getBackend() === 'wasm';
+  return ready;
 }
 
 /** Why the kernel is not in use, when it is not (for diagnostics). */
 export function gemmUnavailableReason(): string {
-  return status === 'ready' ? '' : reason || 'not tried yet';
+  if (gemmReady()) return '';
+  if (!enabled) return 'turned off (setGemmEnabled)';
+  return tf.getBackend() !== 'wasm' ? `the backend is ${tf.getBackend()}` : reason;
 }
