@@ -51,6 +51,7 @@ export function normalise(x: tf.Tensor2D): tf.Tensor2D {
   return tf.mul(centred, tf.rsqrt(tf.add(variance, ENCODER_SHAPE.layerNormEpsilon)));
 }
 
+/** `x @ kernel + bias` (then ReLU), on our kernel when the weights were packed for it. */
 export function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2D {
   if (w.packed && gemmReady()) return gemmDense(x, w.packed, activation === 'relu');
   return tf.fused.matMul({ a: x, b: w.kernel, bias: w.bias, activation: activation ?? 'linear' }) as tf.Tensor2D;
@@ -63,11 +64,11 @@ export function dense(x: tf.Tensor2D, w: Dense, activation?: 'relu'): tf.Tensor2
  * transpose (tfjs-wasm runs transposed operands on a ~10x slower scalar loop).
  */
 export function attend(queries: tf.Tensor2D, keys: tf.Tensor2D, values: tf.Tensor2D): tf.Tensor2D {
-  if (!gemmReady()) return tf.matMul(tf.softmax(tf.matMul(queries, tf.transpose(keys) as tf.Tensor2D)), values);
   const [n, depth] = keys.shape;
+  if (!gemmReady() || values.shape[1] % 8 !== 0) return tf.matMul(tf.softmax(tf.matMul(queries, tf.transpose(keys) as tf.Tensor2D)), values);
   const padded = roundUp8(n);
   const scores = gemmDense(queries, { packed: packTransposed(keys), bias: tf.tensor1d(paddedBias(n)), k: depth, n: padded });
-  return gemmDense(tf.softmax(scores) as tf.Tensor2D, { packed: packRows(values, padded), bias: tf.zeros([depth]) as tf.Tensor1D, k: padded, n: depth });
+  return gemmDense(tf.softmax(scores) as tf.Tensor2D, { packed: packRows(values, padded), bias: tf.zeros([values.shape[1]]) as tf.Tensor1D, k: padded, n: values.shape[1] });
 }
 
 /** A layer's output projection of the attention context plus its residual (row by row). */
