@@ -8,7 +8,14 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assembleWat, kernelFiles, kernelModule, KERNELS_DIR } from '../scripts/assemble-kernels.mjs';
 import { initBackend } from '../src/encoder/backend.js';
-import { dense, gemmReady, gemmUnavailableReason, packColumns, packDense, packRows, packTransposed, paddedBias, roundUp8 } from '../src/kernels/gemm.js';
+import { dense, gemmReady, gemmUnavailableReason, packDense, packRows, packTransposed, paddedBias, roundUp8 } from '../src/kernels/gemm.js';
+
+/** gemm.wat's B layout in plain JavaScript: `kernel` [k, n] as panels of 8 columns, each k rows of 8. */
+function packColumns(kernel: Float32Array, k: number, n: number): Float32Array {
+  const out = new Float32Array(k * n);
+  for (let p = 0; p < n / 8; p++) for (let r = 0; r < k; r++) out.set(kernel.subarray(r * n + p * 8, r * n + p * 8 + 8), (p * k + r) * 8);
+  return out;
+}
 
 /** The kernel's arithmetic in plain JavaScript: bias, then each product added in order of k, in float32. */
 function reference(x: Float32Array, w: Float32Array, b: Float32Array, m: number, k: number, n: number, relu: boolean): Float32Array {
@@ -101,7 +108,7 @@ describe('the gemm kernel', () => {
   });
 
   it('refuses shapes it cannot serve', () => {
-    expect(() => packColumns(new Float32Array(12), 3, 4)).toThrow(RangeError);
+    expect(() => tf.tidy(() => void packDense(tf.zeros([3, 4]) as tf.Tensor2D, tf.zeros([4]) as tf.Tensor1D))).toThrow(RangeError);
     expect(() => tf.tidy(() => dense(tf.zeros([2, 5]) as tf.Tensor2D, packDense(tf.zeros([4, 8]) as tf.Tensor2D, tf.zeros([8]) as tf.Tensor1D)))).toThrow(RangeError);
   });
 });

@@ -32,8 +32,6 @@ import { InputTables, type InputProjections, type RowRange } from './input-table
 import { attend, attentionResidual, dense, ffnHidden, foldNorm, projectHeads, type Dense, type PreparedLayer } from './layer.js';
 import { ENCODER_SHAPE, type EncoderWeights } from './weights.js';
 
-export type { Dense, PreparedLayer } from './layer.js';
-
 /** Per-token states of a batch of sequences, right-padded. */
 export interface TokenStates {
   /** [batch, length, hidden] final hidden states; rows past a sequence's length are padding. */

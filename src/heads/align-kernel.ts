@@ -33,6 +33,19 @@ export interface AlignInputs {
   beta: number;
 }
 
+/**
+ * Weights of the state's phrase spans: row i averages tokens [starts[i], starts[i] + span) of
+ * the `n` state tokens, in a matrix `columns` wide (columns past `n` zero).
+ */
+export function spanMatrix(starts: readonly number[], span: number, n: number, columns: number): Float32Array {
+  const out = new Float32Array(starts.length * columns);
+  starts.forEach((st, i) => {
+    const end = Math.min(n, st + span);
+    for (let t = st; t < end; t++) out[i * columns + t] = 1 / (end - st);
+  });
+  return out;
+}
+
 /** `x rowsᵀ` + bias, the columns past `rows`' count at -Infinity: [x's rows, roundUp8(count)]. */
 function timesTransposed(x: tf.Tensor2D, rows: tf.Tensor2D): tf.Tensor2D {
   const [count, width] = rows.shape;
@@ -57,11 +70,7 @@ export function alignOnKernel(a: AlignInputs): tf.Tensor[] {
   const negation = new Float32Array(padded);
   negation.set(a.negation.subarray(0, n));
   const neg = tf.matMul(att, tf.tensor2d(negation, [padded, 1]));
-  const spanMat = new Float32Array(a.spanStarts.length * padded);
-  a.spanStarts.forEach((st, i) => {
-    const end = Math.min(n, st + a.span);
-    for (let t = st; t < end; t++) spanMat[i * padded + t] = 1 / (end - st);
-  });
+  const spanMat = spanMatrix(a.spanStarts, a.span, n, padded);
   const spans = rowNormalise(dense(tf.tensor2d(spanMat, [a.spanStarts.length, padded]), states));
   const spanSim = timesTransposed(a.means, spans); // [texts, spans padded]
   return [tf.max(sim, 1), tf.div(tf.reshape(lse, [-1]), beta), aligned, tf.max(spanSim, 1), tf.div(tf.logSumExp(tf.mul(spanSim, beta), 1), beta), neg, tf.argMax(sim, 1)];

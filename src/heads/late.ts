@@ -27,7 +27,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { Batch, PairInputs } from './batch.js';
 import { gemmReady } from '../kernels/gemm.js';
-import { alignOnKernel } from './align-kernel.js';
+import { alignOnKernel, spanMatrix } from './align-kernel.js';
 import { comparisonFeatures, textCues } from './cues.js';
 import { rowNormalise, textNorms } from './text-norms.js';
 
@@ -161,11 +161,7 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
       if (gemmReady()) {
         return alignOnKernel({ state: state.tokens, n: state.n, width: HIDDEN, tokens: z, means, negation: stateNeg, spanStarts: starts, span: SPAN, beta: BETA });
       }
-      const spanMat = new Float32Array(starts.length * state.n);
-      starts.forEach((st, i) => {
-        const end = Math.min(state.n, st + SPAN);
-        for (let t = st; t < end; t++) spanMat[i * state.n + t] = 1 / (end - st);
-      });
+      const spanMat = spanMatrix(starts, SPAN, state.n, state.n);
       const s = rowNormalise(tf.tensor2d(state.tokens.subarray(0, state.n * HIDDEN), [state.n, HIDDEN]));
       // Without our kernel: transposing once keeps the products on XNNPACK; tfjs-wasm runs
       // transposed operands on a scalar fallback that is ~10x slower.

@@ -38,7 +38,7 @@ interface KernelExports {
 
 /** A dense layer's weights in the kernel's layout. */
 export interface PackedDense {
-  /** The kernel [k, n] as panels of 8 columns, each k rows of 8 (packColumns). */
+  /** The kernel [k, n] as panels of 8 columns, each k rows of 8 (packRows). */
   packed: tf.Tensor1D;
   bias: tf.Tensor1D;
   k: number;
@@ -134,19 +134,6 @@ function register(): void {
   });
 }
 
-/** `kernel` [k, n] row-major as panels of 8 columns, each k rows of 8 floats (gemm.wat's B). */
-export function packColumns(kernel: Float32Array, k: number, n: number): Float32Array {
-  if (n % 8 !== 0 || kernel.length !== k * n) throw new RangeError(`gemm: cannot pack a ${k} x ${n} kernel`);
-  const out = new Float32Array(k * n);
-  for (let p = 0; p < n / 8; p++) {
-    for (let r = 0; r < k; r++) {
-      const from = r * n + p * 8;
-      out.set(kernel.subarray(from, from + 8), (p * k + r) * 8);
-    }
-  }
-  return out;
-}
-
 /** `n` rounded up to a multiple of 8, the kernel's column panel. */
 export function roundUp8(n: number): number {
   return Math.ceil(n / 8) * 8;
@@ -182,7 +169,7 @@ export function packable(k: number, n: number): boolean {
 /** Packs a dense layer's weights for `dense`; the caller owns (and disposes) the tensors. */
 export function packDense(kernel: tf.Tensor2D, bias: tf.Tensor1D): PackedDense {
   const [k, n] = kernel.shape;
-  return { packed: tf.tensor1d(packColumns(kernel.dataSync() as Float32Array, k, n)), bias: tf.clone(bias), k, n };
+  return { packed: packRows(kernel), bias: tf.clone(bias), k, n };
 }
 
 /** `x W + b`, then ReLU when `relu`, through the kernel. Needs `gemmReady()`. */

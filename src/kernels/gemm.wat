@@ -2,7 +2,7 @@
 ;;
 ;; gemm: C[m, n] = A[m, k] x B[k, n] + bias[n], then max(C, 0) when relu != 0; float32 throughout.
 ;;
-;; B is packed (pack_rows and pack_transposed below, packColumns in gemm.ts on the host):
+;; B is packed (pack_rows and pack_transposed below):
 ;; panels of 8 columns, each panel k rows of 8 floats, so the inner loop reads B in order. Rows of A are taken 4 at a time (a 4 x 8 tile of C in eight
 ;; registers), the last m % 4 rows one at a time. Every element is computed the same way in both
 ;; loops: bias, then a * b added for k = 0, 1, ..., k - 1, each product and sum rounded to
