@@ -23,7 +23,7 @@ const PACK_ROWS = 'EvalmodelPackRows';
 const PACK_TRANSPOSED = 'EvalmodelPackTransposed';
 
 /** The parts of tfjs-backend-wasm's BackendWasm this kernel uses (its own kernels use the same). */
-interface WasmBackendInternals {
+export interface WasmBackendInternals {
   wasm: { asm?: { memory?: unknown } };
   dataIdMap: { get(dataId: object): { memoryOffset: number } | undefined };
   makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
@@ -71,7 +71,7 @@ function internals(backend: unknown): WasmBackendInternals {
 }
 
 /** The kernel instance sharing this backend's memory (one per backend object). */
-function kernelsOf(backend: unknown): KernelExports {
+export function kernelsOf(backend: unknown): KernelExports {
   const key = backend as object;
   let kernels = instances.get(key);
   if (!kernels) {
@@ -85,7 +85,7 @@ function kernelsOf(backend: unknown): KernelExports {
   return kernels;
 }
 
-function offsetOf(backend: WasmBackendInternals, t: tf.TensorInfo): number {
+export function offsetOf(backend: WasmBackendInternals, t: tf.TensorInfo): number {
   const entry = backend.dataIdMap.get(t.dataId);
   if (!entry) throw new Error('gemm: a tensor is not on the wasm backend');
   return entry.memoryOffset;

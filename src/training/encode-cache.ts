@@ -21,6 +21,8 @@ export interface TextEncoding {
 
 export const ENCODER_TAG = 'use-lite@energetic-ai-0.2.0';
 const DIM = 512;
+/** Tokens per shard at most (512 floats each: 400k tokens is 800 MiB). */
+const SHARD_TOKENS = 400_000;
 
 export function textKey(text: string): string {
   return createHash('sha1').update(ENCODER_TAG).update('\u0000').update(text).digest('hex');
@@ -71,7 +73,21 @@ export class EncodingStore {
     }
     if (missing.size === 0) return;
     const jobs = [...missing].map(([key, ids]) => ({ key, ids })).sort((a, b) => a.ids.length - b.ids.length);
-    const stamp = `${Date.now().toString(36)}`;
+    const tokensTotal = jobs.reduce((s, j) => s + j.ids.length, 0);
+    process.stderr.write(`[cache] encoding ${jobs.length} texts (${tokensTotal} tokens) in ${workers} processes\n`);
+    // A shard is read back whole with readFileSync, which refuses files over 2 GiB: rounds of
+    // at most SHARD_TOKENS tokens per worker keep every shard well under that.
+    let round = 0;
+    for (let start = 0; start < jobs.length; round++) {
+      let end = start;
+      let size = 0;
+      while (end < jobs.length && size < SHARD_TOKENS * workers) size += jobs[end++]!.ids.length + 1;
+      await this.encodeRound(jobs.slice(start, end), workers, `${Date.now().toString(36)}-${round}`);
+      start = end;
+    }
+  }
+
+  private async encodeRound(jobs: { key: string; ids: number[] }[], workers: number, stamp: string): Promise<void> {
     const shards = Array.from({ length: workers }, () => [] as typeof jobs);
     // Deal by cost so both workers take about as long.
     const cost = new Array<number>(workers).fill(0);
@@ -81,8 +97,6 @@ export class EncodingStore {
       cost[w]! += job.ids.length + 8;
     }
     const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'encode-worker.js');
-    const tokensTotal = jobs.reduce((s, j) => s + j.ids.length, 0);
-    process.stderr.write(`[cache] encoding ${jobs.length} texts (${tokensTotal} tokens) in ${workers} processes\n`);
     await Promise.all(
       shards.map((shard, i) => {
         if (shard.length === 0) return Promise.resolve();

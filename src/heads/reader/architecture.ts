@@ -1,0 +1,117 @@
+/**
+ * The reader: one description of the question-side model that reads the cached state.
+ *
+ * The frozen encoder encodes the state once per request (its per-token states are cached) and
+ * each question text (instructions, every choice option line, every score level, every noul
+ * criterion) on its own, cached by text. The reader is what is trained: a small transformer in
+ * which every question text's tokens attend, through learned multi-head attention, over the
+ * state's token states and over their own text (option, level and criterion lines also over
+ * their question's instructions), followed by per-type readouts:
+ *
+ * - noul: a yes logit read from the instructions; with criteria, the difference of a score of
+ *   the yes-criterion and of the no-criterion instead, so swapping them negates the logit
+ *   exactly;
+ * - choice: one logit per option from that option's own tokens with the same parameters for
+ *   every option; options never see each other, so the answer cannot depend on option order;
+ * - score: one logit per level, like choice, plus the level's distance from the middle of the
+ *   rubric, which is the same for a level and its mirror image, so a reversed rubric gives the
+ *   reversed distribution exactly.
+ *
+ * Everything here is data: widths, parameter names and shapes. `forward.ts` runs it on tfjs
+ * (training and serving), and any other backend follows the same table.
+ * @module
+ */
+
+/** Width of the encoder's token states. */
+export const INPUT = 512;
+
+/** Hyperparameters of a reader; stored in its weight manifest. */
+export interface ReaderShape {
+  /** Model width. */
+  width: number;
+  /** Attention heads per layer. */
+  heads: number;
+  /** Reader layers. */
+  layers: number;
+  /** Hidden width of the feed-forward blocks. */
+  ffn: number;
+  /** Hidden width of the readout MLPs. */
+  mlp: number;
+}
+
+export const DEFAULT_SHAPE: ReaderShape = { width: 128, heads: 4, layers: 2, ffn: 256, mlp: 128 };
+
+/** Readout vector of one text: masked mean and attention-pooled final token states. */
+export const readoutWidth = (s: ReaderShape): number => 2 * s.width;
+
+/** Every parameter of a reader, by name, with its shape. Vectors are biases or layer-norm gains. */
+export function paramShapes(s: ReaderShape): Record<string, number[]> {
+  const d = s.width;
+  const r = readoutWidth(s);
+  const out: Record<string, number[]> = {
+    // Input projections: the text side also gets a learned vector times "this token occurs in
+    // the state"; the state side is projected once per request and shared by every question.
+    'in.text.w': [INPUT, d],
+    'in.text.b': [d],
+    'in.text.match': [d],
+    'in.state.w': [INPUT, d],
+    'in.state.b': [d],
+    // An outcome line's rows get this projection of its instructions' mean row added.
+    'in.context': [d, d],
+  };
+  for (let l = 0; l < s.layers; l++) {
+    const p = `l${l}.`;
+    Object.assign(out, {
+      [`${p}ln1.g`]: [d],
+      [`${p}ln1.b`]: [d],
+      [`${p}q`]: [d, d],
+      [`${p}sk`]: [d, d],
+      [`${p}sv`]: [d, d],
+      // Per head: added to the attention logit of a state token that occurs in the text.
+      [`${p}match`]: [s.heads],
+      [`${p}o`]: [d, d],
+      [`${p}ln2.g`]: [d],
+      [`${p}ln2.b`]: [d],
+      [`${p}f1`]: [d, s.ffn],
+      [`${p}f1b`]: [s.ffn],
+      [`${p}f2`]: [s.ffn, d],
+      [`${p}f2b`]: [d],
+    });
+  }
+  Object.assign(out, {
+    'out.ln.g': [d],
+    'out.ln.b': [d],
+    'out.pool': [d, 1],
+    // noul without criteria: instructions' readout -> yes logit
+    'noul.w1': [r, s.mlp],
+    'noul.b1': [s.mlp],
+    'noul.w2': [s.mlp, 1],
+    'noul.b2': [1],
+    // noul criteria, choice options and score levels: [line, line * instructions, instructions]
+    'crit.w1': [3 * r, s.mlp],
+    'crit.b1': [s.mlp],
+    'crit.w2': [s.mlp, 1],
+    'choice.w1': [3 * r, s.mlp],
+    'choice.b1': [s.mlp],
+    'choice.w2': [s.mlp, 1],
+    // + |position - middle| and the level count
+    'score.w1': [3 * r + 2, s.mlp],
+    'score.b1': [s.mlp],
+    'score.w2': [s.mlp, 1],
+  });
+  return out;
+}
+
+/** How a parameter starts: 'zeros', 'ones' (layer-norm gains) or a normal with this deviation. */
+export function initOf(name: string, shape: readonly number[]): 'zeros' | 'ones' | number {
+  if (name.endsWith('.g')) return 'ones';
+  if (shape.length === 1) return 'zeros';
+  // Residual branches start closed, so the first steps train the input projections and
+  // readouts on a well-conditioned network, and each layer opens as it pays.
+  if (/^l\d+\.(o|f2)$/.test(name)) return 'zeros';
+  if (name === 'out.pool') return 'zeros';
+  return Math.sqrt(1 / shape[0]!);
+}
+
+/** Logits are bounded to ±BOUND (a soft clip) before softmax, in training and serving alike. */
+export const BOUND = 15;

@@ -1,0 +1,161 @@
+/**
+ * The reader's forward pass on tfjs (see architecture.ts for what it is). The same function
+ * trains (parameters as tf.Variables, gradients) and serves (constants): logits per question.
+ *
+ * Products are written without transposed operands: tfjs-wasm runs `transposeA/B` products
+ * many times slower than an explicit transpose followed by a plain product.
+ * @module
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { BOUND, type ReaderShape } from './architecture.js';
+import type { OutcomeLayout, ReaderBatch } from './batch.js';
+import { batchedProduct } from '../../kernels/batch-matmul.js';
+
+export type ReaderParams = Record<string, tf.Tensor>;
+
+/**
+ * Per type, bounded logits of that type's questions: noul [Qn]; choice and score flat, one per
+ * outcome line in the batch's layout (`slotLogits` lays them out per question).
+ */
+export interface ReaderLogits {
+  noul: tf.Tensor1D | null;
+  choice: tf.Tensor1D | null;
+  score: tf.Tensor1D | null;
+}
+
+const EPS = 1e-5;
+
+/** Layer norm over the last axis, with optional gain and bias. */
+function layerNorm(x: tf.Tensor, g?: tf.Tensor, b?: tf.Tensor): tf.Tensor {
+  const { mean, variance } = tf.moments(x, -1, true);
+  let y = tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, EPS)));
+  if (g) y = tf.mul(y, g);
+  if (b) y = tf.add(y, b);
+  return y;
+}
+
+/** x [..., k] times w [k, n] (+ b), as one 2-D product. */
+function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
+  const shape = x.shape;
+  const k = shape[shape.length - 1]!;
+  let y: tf.Tensor = tf.matMul(tf.reshape(x, [-1, k]) as tf.Tensor2D, w as tf.Tensor2D);
+  if (b) y = tf.add(y, b);
+  return tf.reshape(y, [...shape.slice(0, -1), w.shape[1]!]);
+}
+
+/** [G, L, d] -> [G, heads, L, d / heads] */
+function splitHeads(x: tf.Tensor, heads: number): tf.Tensor4D {
+  const [G, L, d] = x.shape as [number, number, number];
+  return tf.transpose(tf.reshape(x, [G, L, heads, d / heads]), [0, 2, 1, 3]);
+}
+
+/** One reader layer: attention of every text row over its state's tokens, then feed-forward. */
+function readerLayer(p: ReaderParams, l: number, shape: ReaderShape, x: tf.Tensor, state: tf.Tensor, b: ReaderBatch): tf.Tensor {
+  const pre = `l${l}.`;
+  const P = (n: string) => p[pre + n]!;
+  const h = shape.heads;
+  const dh = shape.width / h;
+  const [G, R] = x.shape as [number, number];
+  const y = layerNorm(x, P('ln1.g'), P('ln1.b'));
+  const q = tf.mul(splitHeads(linear(y, P('q')), h), 1 / Math.sqrt(dh));
+  const kS = splitHeads(linear(state, P('sk')), h);
+  const vS = splitHeads(linear(state, P('sv')), h);
+  const matchBias = tf.mul(b.stateMatch, tf.reshape(P('match'), [1, h, 1, 1]));
+  const scores = tf.add(tf.add(batchedProduct(q, tf.transpose(kS, [0, 1, 3, 2])), b.stateBias), matchBias);
+  const mixed = batchedProduct(tf.softmax(scores), vS); // [G, h, R, dh]
+  const merged = tf.reshape(tf.transpose(mixed, [0, 2, 1, 3]), [G, R, shape.width]);
+  const x1 = tf.add(x, linear(merged, P('o')));
+  const f = tf.relu(linear(layerNorm(x1, P('ln2.g'), P('ln2.b')), P('f1'), P('f1b')));
+  return tf.add(x1, linear(f, P('f2'), P('f2b')));
+}
+
+/** Readout vectors of every text slot, [G * T + 1, 2 * width]; the last row is zeros. */
+function readouts(p: ReaderParams, shape: ReaderShape, x: tf.Tensor, b: ReaderBatch): tf.Tensor2D {
+  const final = layerNorm(x, p['out.ln.g']!, p['out.ln.b']!); // [G, R, d]
+  const mean = batchedProduct(b.meanPool, final); // [G, T, d]
+  const scores = tf.transpose(linear(final, p['out.pool']!), [0, 2, 1]); // [G, 1, R]
+  const weights = tf.softmax(tf.add(scores, b.poolBias)); // [G, T, R]
+  const pooled = batchedProduct(weights, final);
+  const v = tf.reshape(tf.concat([mean, pooled], 2), [-1, 2 * shape.width]);
+  return tf.concat([tf.mul(v, b.present), tf.zeros([1, 2 * shape.width])], 0) as tf.Tensor2D;
+}
+
+function mlp(p: ReaderParams, prefix: string, x: tf.Tensor2D): tf.Tensor1D {
+  const h = tf.relu(tf.add(tf.matMul(x, p[`${prefix}.w1`] as tf.Tensor2D), p[`${prefix}.b1`]!));
+  let out: tf.Tensor = tf.matMul(h, p[`${prefix}.w2`] as tf.Tensor2D);
+  if (p[`${prefix}.b2`]) out = tf.add(out, p[`${prefix}.b2`]!);
+  return tf.reshape(out, [-1]) as tf.Tensor1D;
+}
+
+/** A soft clip to ±BOUND, so no logit runs away in training and serving reads the same scale. */
+export function bound(x: tf.Tensor): tf.Tensor {
+  return tf.mul(tf.tanh(tf.div(x, BOUND)), BOUND);
+}
+
+/**
+ * Rows of `v` by index. tfjs-wasm has no gradient kernel for gather (UnsortedSegmentSum), so
+ * in training the rows are picked by a product with a one-hot matrix instead; serving gathers.
+ */
+function rows(v: tf.Tensor2D, index: readonly number[], differentiable: boolean): tf.Tensor2D {
+  if (!differentiable) return tf.gather(v, tf.tensor1d(index as number[], 'int32'));
+  const n = v.shape[0];
+  const onehot = new Float32Array(index.length * n);
+  index.forEach((j, i) => (onehot[i * n + j] = 1));
+  return tf.matMul(tf.tensor2d(onehot, [index.length, n]), v);
+}
+
+/** [line, line * instructions, instructions] rows. */
+function pairFeatures(v: tf.Tensor2D, line: readonly number[], instr: readonly number[], differentiable: boolean): tf.Tensor2D {
+  const l = rows(v, line, differentiable);
+  const i = rows(v, instr, differentiable);
+  return tf.concat([l, tf.mul(l, i), i], 1) as tf.Tensor2D;
+}
+
+/** Flat outcome logits laid out per question, [Q, K], padding at -1e9 (serving and prediction). */
+export function slotLogits(flat: tf.Tensor1D, layout: OutcomeLayout): tf.Tensor2D {
+  const padded = tf.concat([flat, tf.tensor1d([-1e9])]);
+  return tf.reshape<tf.Rank.R2>(tf.gather(padded, tf.tensor1d(layout.slots.flat(), 'int32')), [layout.slots.length, layout.width]);
+}
+
+/** Log-softmax of flat outcome logits within each question (training: no gather). */
+export function groupLogSoftmax(flat: tf.Tensor1D, layout: OutcomeLayout): tf.Tensor1D {
+  const L = flat.shape[0];
+  const member = new Float32Array(layout.slots.length * L);
+  layout.slots.forEach((slots, q) => slots.forEach((j) => j < L && (member[q * L + j] = 1)));
+  const group = tf.tensor2d(member, [layout.slots.length, L]);
+  // Logits are bounded to ±15, so exp cannot overflow.
+  const e = tf.reshape(tf.exp(flat), [-1, 1]);
+  const sums = tf.matMul(group, e); // [Q, 1]
+  const back = tf.matMul(tf.transpose(group), sums); // [L, 1]
+  return tf.sub(flat, tf.reshape(tf.log(back), [-1])) as tf.Tensor1D;
+}
+
+/** Logits of every question of the batch; `differentiable` for training (see `rows`). */
+export function readerForward(p: ReaderParams, shape: ReaderShape, b: ReaderBatch, differentiable = false): ReaderLogits {
+  const d = differentiable;
+  const state = linear(layerNorm(b.stateX), p['in.state.w']!, p['in.state.b']);
+  const x0 = tf.add(linear(layerNorm(b.textX), p['in.text.w']!, p['in.text.b']), tf.mul(b.rowMatch, p['in.text.match']!));
+  const context = batchedProduct(b.rowContext, batchedProduct(b.meanPool, x0)); // [G, R, d]
+  let x = tf.add(x0, linear(context, p['in.context']!));
+  for (let l = 0; l < shape.layers; l++) x = readerLayer(p, l, shape, x, state, b);
+  const v = readouts(p, shape, x, b);
+  let noul: tf.Tensor1D | null = null;
+  if (b.noul) {
+    const n = b.noul;
+    const plain = mlp(p, 'noul', rows(v, n.instr, d));
+    const yes = mlp(p, 'crit', pairFeatures(v, n.yes, n.instr, d));
+    const no = mlp(p, 'crit', pairFeatures(v, n.no, n.instr, d));
+    const c = tf.tensor1d(n.hasCrit);
+    // With criteria, only the criteria's difference: swapping them negates the logit exactly.
+    noul = bound(tf.add(tf.mul(tf.sub(1, c), plain), tf.mul(c, tf.sub(yes, no)))) as tf.Tensor1D;
+  }
+  let choice: tf.Tensor1D | null = null;
+  if (b.choice) choice = bound(mlp(p, 'choice', pairFeatures(v, b.choice.line, b.choice.instr, d))) as tf.Tensor1D;
+  let score: tf.Tensor1D | null = null;
+  if (b.score) {
+    const s = b.score;
+    const extra = tf.tensor2d(s.position.flatMap((pos, i) => [pos, s.count[i]!]), [s.position.length, 2]);
+    score = bound(mlp(p, 'score', tf.concat([pairFeatures(v, s.line, s.instr, d), extra], 1))) as tf.Tensor1D;
+  }
+  return { noul, choice, score };
+}

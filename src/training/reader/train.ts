@@ -1,0 +1,192 @@
+/**
+ * `npm run train`: trains the reader (src/heads/reader) over the frozen encoder's cached
+ * outputs, on the original corpus (weighted up: it is the users' domain) and the converted set
+ * of `npm run data`; fits temperatures on the held-out calibration split; reports the held-out
+ * test split; writes `weights/reader-<version>.{json,bin}`.
+ *
+ * Seeded and resumable: parameters and Adam's moments are checkpointed to
+ * `.cache/reader-checkpoint/` every TRAIN_CHECKPOINT_STEPS steps and picked up by the next run
+ * with the same settings (the batch order is a function of the seed and the epoch).
+ *
+ * Environment: TRAIN_EPOCHS (3), TRAIN_SEED (7), TRAIN_LR (1e-3), TRAIN_CORPUS_WEIGHT (2),
+ * TRAIN_DATA (folder of `npm run data`, default .cache/data), TRAIN_MAX_CASES (0 = all; a quick
+ * run for tests), TRAIN_MINUTES (stop after this many minutes of training, then finish),
+ * EVALMODEL_DATA, EVALMODEL_CACHE, TRAIN_OUT (weights folder).
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend } from '../../encoder/backend.js';
+import { DEFAULT_SHAPE, initOf, paramShapes, type ReaderShape } from '../../heads/reader/architecture.js';
+import { encodeParams, type ReaderManifest } from '../../heads/reader/weights.js';
+import { sha256Hex } from '../../heads/sha256.js';
+import { createTokenizer, loadVocabulary } from '../../tokenizer/index.js';
+import { dataDir, repoRoot, rng, shuffled } from '../data.js';
+import { EncodingStore } from '../encode-cache.js';
+import { registerGradients } from '../gradients.js';
+import { cacheDir } from '../prepare.js';
+import { fitTemperatures, formatMetrics, metrics } from './calibrate.js';
+import { buildReaderExamples, loadTrainingCases, readerTexts, type ReaderExample } from './examples.js';
+import { registerPlainMatMulGradient } from './matmul-gradient.js';
+import { batchLoss, makeBatches, predict } from './loop.js';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const log = (msg: string) => process.stderr.write(`[train ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+function initParams(shape: ReaderShape, seed: number): Record<string, tf.Variable> {
+  const out: Record<string, tf.Variable> = {};
+  let s = seed;
+  for (const [name, sh] of Object.entries(paramShapes(shape))) {
+    const how = initOf(name, sh);
+    const init = how === 'zeros' ? tf.zeros(sh) : how === 'ones' ? tf.ones(sh) : tf.randomNormal(sh, 0, how, 'float32', (s += 101));
+    out[name] = tf.variable(init, true, name);
+  }
+  return out;
+}
+
+interface Checkpoint {
+  key: string;
+  epoch: number;
+  batch: number;
+  step: number;
+}
+
+async function saveCheckpoint(dir: string, ck: Checkpoint, params: Record<string, tf.Variable>, optimizer: tf.AdamOptimizer): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const tensors: [string, Float32Array][] = Object.entries(params).map(([n, v]) => [n, v.dataSync() as Float32Array]);
+  const opt = optimizer.getWeights().then((ws) => ws.map((w) => [w.name, w.tensor.dataSync() as Float32Array] as [string, Float32Array]));
+  await opt.then((ow) => {
+    const all = [...tensors.map(([n, v]) => [`p:${n}`, v] as const), ...ow.map(([n, v]) => [`o:${n}`, v] as const)];
+    const index = all.map(([n, v]) => ({ n, len: v.length }));
+    const bytes = Buffer.concat(all.map(([, v]) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)));
+    writeFileSync(path.join(dir, 'state.bin.tmp'), bytes);
+    writeFileSync(path.join(dir, 'state.json.tmp'), JSON.stringify({ ...ck, index }));
+    // Renames last, so a run killed mid-write leaves the previous checkpoint whole.
+    renameSync(path.join(dir, 'state.bin.tmp'), path.join(dir, 'state.bin'));
+    renameSync(path.join(dir, 'state.json.tmp'), path.join(dir, 'state.json'));
+  });
+}
+
+async function loadCheckpoint(dir: string, key: string, params: Record<string, tf.Variable>, optimizer: tf.AdamOptimizer): Promise<Checkpoint | null> {
+  const file = path.join(dir, 'state.json');
+  if (!existsSync(file)) return null;
+  const meta = JSON.parse(readFileSync(file, 'utf8')) as Checkpoint & { index: { n: string; len: number }[] };
+  if (meta.key !== key) {
+    log(`checkpoint in ${dir} is for other settings; starting afresh`);
+    return null;
+  }
+  const buf = readFileSync(path.join(dir, 'state.bin'));
+  const floats = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+  let at = 0;
+  const opt: { name: string; tensor: tf.Tensor }[] = [];
+  for (const { n, len } of meta.index) {
+    const v = floats.subarray(at, at + len);
+    at += len;
+    if (n.startsWith('p:')) params[n.slice(2)]!.assign(tf.tensor(v, params[n.slice(2)]!.shape));
+    else opt.push({ name: n.slice(2), tensor: tf.tensor(v) });
+  }
+  // Adam's moments come back with their shapes from the variables they belong to.
+  const shaped = opt.map((o) => {
+    const base = o.name.replace(/\/(m|v)$/, '');
+    const p = params[base];
+    return p ? { name: o.name, tensor: tf.reshape(o.tensor, p.shape) } : o;
+  });
+  await optimizer.setWeights(shaped);
+  return meta;
+}
+
+/** Settings of a run; a member's seed is the run's seed plus its index. */
+export function runSettings() {
+  return {
+    shape: DEFAULT_SHAPE,
+    seed: env('TRAIN_SEED', 7),
+    epochs: env('TRAIN_EPOCHS', 1),
+    lr: env('TRAIN_LR', 1e-3),
+    minutes: env('TRAIN_MINUTES', 0),
+    data: { corpusWeight: env('TRAIN_CORPUS_WEIGHT', 3), sourceCap: env('TRAIN_SOURCE_CAP', 6000), maxCases: env('TRAIN_MAX_CASES', 0), seed: env('TRAIN_SEED', 7) },
+  };
+}
+
+/** Cases, their encodings and examples by split (every process of a run builds the same). */
+export async function loadExamples(settings: ReturnType<typeof runSettings>, workers: number) {
+  const tokenizer = createTokenizer(await loadVocabulary());
+  const { cases, corpus, converted, dir } = loadTrainingCases(settings.data);
+  log(`${corpus} corpus cases, ${converted} converted (${dir}); using ${cases.length}`);
+  const store = new EncodingStore(cacheDir());
+  await store.ensure(readerTexts(cases), tokenizer, workers);
+  const examples = buildReaderExamples(cases, store, tokenizer);
+  const split = (name: string) => examples.filter((_, i) => cases[i]!.split === name);
+  return { cases, corpus, converted, train: split('train'), calib: split('calib'), test: split('test') };
+}
+
+export const count = (xs: readonly ReaderExample[]) => xs.reduce((s, x) => s + x.items.length, 0);
+
+/** Where member `i` of a run keeps its checkpoint and its final parameters. */
+export function memberDir(key: string, i: number): string {
+  return path.join(repoRoot(), '.cache', 'reader-members', `${key}-m${i}`);
+}
+
+export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions: number): string {
+  const { shape, seed, epochs, lr, data } = settings;
+  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions })).digest('hex').slice(0, 12);
+}
+
+/** Trains member `member` of the run and writes its parameters (float32) to its folder. */
+async function trainMember(member: number): Promise<void> {
+  await initBackend('wasm');
+  await registerGradients();
+  registerPlainMatMulGradient();
+  const settings = runSettings();
+  const { shape, epochs, lr, minutes } = settings;
+  const seed = settings.seed + member;
+  const { train, calib } = await loadExamples(settings, 1);
+  const key = runKey(settings, count(train));
+  const dir = memberDir(key, member);
+  log(`member ${member}: ${count(train)} training questions in ${train.length} cases; folder ${dir}`);
+  const params = initParams(shape, seed);
+  const optimizer = tf.train.adam(lr, 0.9, 0.98, 1e-8) as tf.AdamOptimizer;
+  const resumed = await loadCheckpoint(dir, key, params, optimizer);
+  if (resumed) log(`resumed at epoch ${resumed.epoch}, batch ${resumed.batch} (step ${resumed.step})`);
+  const evalSet = calib.filter((_, i) => i % 2 === 0).slice(0, 1500);
+  const batchesPerEpoch = makeBatches(train, rng(seed)).length;
+  const totalSteps = batchesPerEpoch * epochs;
+  const warmup = Math.min(300, Math.floor(totalSteps / 10));
+  let step = resumed?.step ?? 0;
+  const started = Date.now();
+  const checkpointEvery = env('TRAIN_CHECKPOINT_STEPS', 400);
+  let stop = false;
+  for (let epoch = resumed?.epoch ?? 0; epoch < epochs && !stop; epoch++) {
+    const batches = makeBatches(train, rng(seed * 1000 + epoch));
+    const random = rng(seed * 7919 + epoch);
+    let running = 0;
+    let seen = 0;
+    const first = resumed && epoch === resumed.epoch ? resumed.batch : 0;
+    for (let bi = first; bi < batches.length; bi++) {
+      const progress = step / Math.max(1, totalSteps);
+      (optimizer as unknown as { learningRate: number }).learningRate = lr * Math.min(1, (step + 1) / Math.max(1, warmup)) * Math.max(0.05, 1 - progress);
+      const loss = optimizer.minimize(() => batchLoss(params, shape, batches[bi]!, 0.05, random), true);
+      running = 0.98 * running + 0.02 * loss!.dataSync()[0]!;
+      loss!.dispose();
+      step++;
+      seen++;
+      if (step % 100 === 0) log(`m${member} epoch ${epoch} batch ${bi + 1}/${batches.length} step ${step}/${totalSteps} loss ${(running / (1 - 0.98 ** seen)).toFixed(4)} ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      if (step % checkpointEvery === 0) {
+        await saveCheckpoint(dir, { key, epoch, batch: bi + 1, step }, params, optimizer);
+        if (step % (checkpointEvery * 3) === 0) log(`m${member} calib ${formatMetrics(metrics(predict(params, shape, evalSet)))}`);
+      }
+      if (minutes > 0 && Date.now() - started > minutes * 60_000) {
+        log(`m${member}: time budget of ${minutes} min reached at step ${step} of ${totalSteps}`);
+        stop = true;
+        break;
+      }
+    }
+  }
+  await saveCheckpoint(dir, { key, epoch: epochs, batch: 0, step }, params, optimizer);
+  const values = Object.fromEntries(Object.entries(params).map(([n, v]) => [n, Array.from(v.dataSync())]));
+  writeFileSync(path.join(dir, 'final.json'), JSON.stringify({ key, member, seed, steps: step, totalSteps, values }));
+  log(`m${member}: wrote ${path.join(dir, 'final.json')}`);
+}
+
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) await trainMember(Number(process.env.TRAIN_MEMBER ?? 0));
