@@ -92,6 +92,14 @@ describe('evalmodel (top level)', () => {
 describe('evalmodel ask', () => {
   let json: SystemOneResponse;
 
+  it('writes nothing to stderr when it succeeds, on the wasm and cpu backends (no third-party banners)', () => {
+    for (const backend of ['wasm', 'cpu']) {
+      const r = cli(['ask', STATE, '--noul', 'Is the customer unhappy?', '--backend', backend]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr, backend).toBe('');
+    }
+  });
+
   it('answers the three question types with aligned bars and confidence', () => {
     const r = cli(['ask', STATE, '--noul', 'Does the customer ask for a refund?', '--choice', 'Which team?=shipping,billing,technical', '--score', 'How upset is the customer?=calm,annoyed,upset,furious']);
     expect(r.status, r.stderr).toBe(0);

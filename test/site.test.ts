@@ -16,16 +16,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createEngine } from '../src/index.js';
 import type { Engine, SystemOneResponse } from '../src/index.js';
+import { CHROMIUM, met } from './prerequisites.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
+// When Chromium is absent, test/report-skips.ts says so before the run (one line, with the reason).
+const HAS_CHROMIUM = met('site');
 const SCREENSHOT = path.join(ROOT, '.artifacts', 'playground.png');
 const TOLERANCE = 1e-4;
-
-if (!HAS_CHROMIUM) {
-  console.warn(`test/site.test.ts: SKIPPED, no Chromium at ${CHROMIUM}. Install Debian's package: apt-get update && apt-get install -y chromium`);
-}
 
 /** Starts `node site/serve.mjs` on a free port and resolves to its base URL. */
 function startServer(root: string): Promise<{ url: string; child: ChildProcess }> {
