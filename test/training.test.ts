@@ -9,8 +9,6 @@ import { met } from './prerequisites.js';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 
-// PROD silences the cpu backend's banner, as src/encoder/backend.ts does for the engine.
-tf.env().set('PROD', true);
 await tf.setBackend('cpu');
 
 const data = dataDir();
