@@ -7,7 +7,9 @@
  *     written by others (docs/http.md, docs/canonical-form.md, ...) are picked up when present.
  *  2. The CLI's help texts and the model's measured figures are filled in where a page asks
  *     (site/markers.mjs).
- *  3. The API reference, by typedoc from the TSDoc of src/index.ts, into site-dist/api/.
+ *  3. The API reference, by typedoc from the TSDoc of src/index.ts, into site-dist/api/ (typedoc.json:
+ *     its Markdown without linkify, which made file names such as SPEC.md links to http://SPEC.md;
+ *     its navigation links written "@site/..." and pointed at the site's root below).
  *  4. The playground: site/playground/playground.ts bundled with esbuild from the engine's
  *     browser entry (src/platform/browser.ts), node:* imports replaced by browser stand-ins,
  *     and the model's files copied next to it from node_modules (never committed).
@@ -43,6 +45,7 @@ export const PAGES = [
   { file: 'instructions.md', nav: 'Structured instructions', section: 'Guide' },
   { file: 'probabilities.md', nav: 'Probabilities and confidence', section: 'Guide' },
   { file: 'performance.md', nav: 'Caching and performance', section: 'Guide' },
+  { file: 'architecture.md', nav: 'How it works', section: 'Guide' },
   { file: 'cli.md', nav: 'Command line', section: 'Reference' },
   { file: 'http.md', nav: 'HTTP server and errors', optional: true, section: 'Reference' },
   { file: 'canonical-form.md', nav: 'Canonical form', optional: true, section: 'Reference' },
@@ -145,6 +148,24 @@ function buildApi(out) {
 }
 
 /**
+ * Points typedoc's navigation links (typedoc.json: "@site/...") at the site's pages from each API
+ * page's own depth: typedoc writes the links as given, so "../playground.html" was right on
+ * api/index.html only and a 404 on api/functions/*.html.
+ * @param {string} dir the API reference's folder
+ * @param {string} toRoot the relative path from `dir` to the site's root
+ */
+async function fixApiLinks(dir, toRoot) {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) await fixApiLinks(file, `../${toRoot}`);
+    else if (entry.name.endsWith('.html')) {
+      const html = await readFile(file, 'utf8');
+      if (html.includes('"@site/')) await writeFile(file, html.replaceAll('"@site/', `"${toRoot}`));
+    }
+  }
+}
+
+/**
  * Builds the whole site.
  * @param {{ out?: string, api?: boolean, quiet?: boolean }} [options]
  */
@@ -198,6 +219,7 @@ export async function buildSite({ out = path.join(ROOT, 'site-dist'), api = true
 
   if (api) {
     const { warnings } = buildApi(out);
+    await fixApiLinks(path.join(out, 'api'), '../');
     say(`api: typedoc into ${path.relative(ROOT, path.join(out, 'api'))}${warnings.length ? `, ${warnings.length} warning(s):` : ''}`);
     for (const w of warnings) say(`  ${w}`);
   } else {

@@ -71,6 +71,15 @@ export function markdown(built) {
 }
 
 /**
+ * A page's <title>: "<heading> · evalmodel", or just "evalmodel documentation" for the page whose
+ * heading is the project's name (no "evalmodel · evalmodel").
+ * @param {string} title
+ */
+export function pageTitle(title) {
+  return title.trim().toLowerCase() === 'evalmodel' ? 'evalmodel documentation' : `${title} · evalmodel`;
+}
+
+/**
  * The shared layout.
  * @param {{ title: string, body: string, current: string, nav: string, version: string, scripts?: string[] }} page
  */
@@ -80,18 +89,18 @@ export function layout({ title, body, current, nav, version, scripts = [] }) {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · evalmodel</title>
+<title>${escapeHtml(pageTitle(title))}</title>
 <link rel="icon" href="favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="style.css">
 </head>
 <body>
 <header class="top"><a class="brand" href="index.html"><img src="favicon.svg" alt="" width="22" height="22"> evalmodel</a><span class="version">v${escapeHtml(version)}</span>
-<a class="top-link" href="playground.html">Playground</a><a class="top-link" href="api/index.html">API</a></header>
+<a class="top-link" href="playground.html">Playground</a><a class="top-link" href="api/index.html">API</a><a class="top-link menu-link" href="#site-nav">Menu</a></header>
 <div class="layout">
-<nav class="side" aria-label="Documentation">${nav.replace(`href="${current}"`, `href="${current}" aria-current="page"`)}</nav>
 <main class="content">
 ${body}
 </main>
+<nav class="side" id="site-nav" aria-label="Documentation">${nav.replace(`href="${current}"`, `href="${current}" aria-current="page"`)}</nav>
 </div>
 <footer class="bottom">Built by <code>npm run docs:build</code> from <code>docs/*.md</code> · evalmodel ${escapeHtml(version)} · Apache-2.0</footer>
 ${scripts.map((s) => `<script type="module" src="${s}"></script>`).join('\n')}

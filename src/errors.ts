@@ -38,10 +38,10 @@ export class UnknownModelError extends EvalModelError {
   constructor(
     /** The name that was sent. */
     readonly model: string,
-    /** Every name the registry accepts. */
+    /** The names the model listing offers (versioned ids are accepted too, listed or not). */
     readonly available: readonly string[],
   ) {
-    super(`Unknown model '${model}'. Available: ${available.join(', ')}`);
+    super(`Unknown model '${model}'. Available: ${available.join(', ')}.`);
   }
 }
 

@@ -1,12 +1,12 @@
 /**
- * Documented limits of the interface (SPEC.md, "Limits"), in one place so that validation,
+ * Documented limits of the interface (its specification's "Limits"), in one place so that validation,
  * the engine and the documentation cannot drift apart.
  * @module
  */
 
 /**
- * Most options one `choice` question may list. The interface schema sets no maximum; SPEC.md
- * documents 255 as the bound, and this library enforces it (422, `too_long`) rather than
+ * Most options one `choice` question may list. The interface schema sets no maximum; its
+ * documentation gives 255 as the bound, and this library enforces it (422, `too_long`) rather than
  * silently degrading on larger option sets.
  */
 export const MAX_CHOICE_OPTIONS = 255;

@@ -1,5 +1,5 @@
 /**
- * Wire types of the question-evaluation interface, named as in SPEC.md.
+ * Wire types of the question-evaluation interface, named as in its specification.
  * These are the shapes that cross the library boundary and the HTTP boundary alike.
  * @module
  */

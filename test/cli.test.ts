@@ -4,7 +4,7 @@
  * with good and bad input.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,6 +91,14 @@ describe('evalmodel (top level)', () => {
 
 describe('evalmodel ask', () => {
   let json: SystemOneResponse;
+
+  it('writes nothing to stderr when it succeeds, on the wasm and cpu backends (no third-party banners)', () => {
+    for (const backend of ['wasm', 'cpu']) {
+      const r = cli(['ask', STATE, '--noul', 'Is the customer unhappy?', '--backend', backend]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr, backend).toBe('');
+    }
+  });
 
   it('answers the three question types with aligned bars and confidence', () => {
     const r = cli(['ask', STATE, '--noul', 'Does the customer ask for a refund?', '--choice', 'Which team?=shipping,billing,technical', '--score', 'How upset is the customer?=calm,annoyed,upset,furious']);
@@ -253,7 +261,8 @@ describe('evalmodel bench', () => {
     const root = await project({ 'dist/bench/speed.js': "console.log('speed ran with', JSON.stringify(process.argv.slice(2)));" });
     const r = cli(['bench', '--root', root, '--', '--quick']);
     expect(r.stdout).toContain('speed ran with ["--quick"]');
-    expect(r.stderr).toContain('bench/accuracy is missing');
+    expect(r.stderr).toContain('bench/accuracy is not part of the installed package');
+    expect(r.stderr).toContain('npm run bench:accuracy');
     expect(r.stderr).toMatch(/bench\/speed/);
     expect(r.status, r.stderr).toBe(1);
   });
@@ -329,6 +338,47 @@ describe('evalmodel serve', () => {
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
+    }
+  }, 120_000);
+
+  it("runs @typesafe-ai/sdk's own README quickstart, as written, with TYPESAFE_DEFAULT_MODEL as the one addition", async () => {
+    // The quickstart is taken from the installed client's README, not copied here, so that it
+    // stays the one users read. It must sit inside the project to resolve the package.
+    const readme = readFileSync(path.join(ROOT, 'node_modules/@typesafe-ai/sdk/README.md'), 'utf8');
+    const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(code, 'the client README has a TypeScript quickstart').toContain('new TypeSafeClient()');
+    await mkdir(path.join(ROOT, '.artifacts'), { recursive: true });
+    const dir = await mkdtemp(path.join(ROOT, '.artifacts', 'sdk-quickstart-'));
+    const file = path.join(dir, 'quickstart.mjs');
+    await writeFile(file, code!);
+    const { child, url } = await start(['--port', '0', '--quiet', '--workers', '1'], { EVALMODEL_API_KEYS: 'sk-quickstart' });
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, TYPESAFE_BASE_URL: url, TYPESAFE_API_KEY: 'sk-quickstart', TYPESAFE_LOG_LEVEL: 'off' };
+      delete env.TYPESAFE_DEFAULT_MODEL;
+      const run = (extra: NodeJS.ProcessEnv) =>
+        new Promise<Result>((resolve) => {
+          const c = spawn(process.execPath, [file], { cwd: dir, env: { ...env, ...extra } });
+          let stdout = '';
+          let stderr = '';
+          c.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+          c.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+          c.on('exit', (status) => resolve({ status, stdout, stderr }));
+        });
+      // Without the variable the client sends its own vendor's default model, which this server
+      // does not serve: the error says which models it serves and what to set.
+      const bare = await run({});
+      expect(bare.status).not.toBe(0);
+      expect(bare.stderr).toContain("400 Unknown model 'jev-latest'");
+      expect(bare.stderr).toContain('This server serves: evalmodel-latest, evalmodel-preview');
+      expect(bare.stderr).toContain('TYPESAFE_DEFAULT_MODEL=evalmodel-latest');
+      const ok = await run({ TYPESAFE_DEFAULT_MODEL: 'evalmodel-latest' });
+      expect(ok.status, ok.stderr).toBe(0);
+      expect(['billing', 'technical', 'other']).toContain(ok.stdout.trim());
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
 

@@ -133,6 +133,9 @@ describe('@typesafe-ai/sdk against evalmodel serve', () => {
       .then(() => null, (e: unknown) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as BadRequestError).message).toMatch(/^400 Unknown model 'jev-latest'/);
+    // It names what this server serves and the client setting to change.
+    expect((error as BadRequestError).message).toContain('This server serves: evalmodel-latest, evalmodel-preview.');
+    expect((error as BadRequestError).message).toContain('set TYPESAFE_DEFAULT_MODEL=evalmodel-latest');
   });
 
   it('maps a model outside the key scope to PermissionDeniedError', async () => {

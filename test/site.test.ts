@@ -7,7 +7,6 @@
  * Skips with a message when /usr/bin/chromium is absent (CI installs it: see .ci/run).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,16 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createEngine } from '../src/index.js';
 import type { Engine, SystemOneResponse } from '../src/index.js';
+import { CHROMIUM, met } from './prerequisites.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
+// When Chromium is absent, test/report-skips.ts says so before the run (one line, with the reason).
+const HAS_CHROMIUM = met('site');
 const SCREENSHOT = path.join(ROOT, '.artifacts', 'playground.png');
 const TOLERANCE = 1e-4;
-
-if (!HAS_CHROMIUM) {
-  console.warn(`test/site.test.ts: SKIPPED, no Chromium at ${CHROMIUM}. Install Debian's package: apt-get update && apt-get install -y chromium`);
-}
 
 /** Starts `node site/serve.mjs` on a free port and resolves to its base URL. */
 function startServer(root: string): Promise<{ url: string; child: ChildProcess }> {
@@ -153,6 +149,62 @@ describe.skipIf(!HAS_CHROMIUM)('documentation site in headless Chromium', () => 
     }
     await page.close();
   }, 120_000);
+
+  it('puts the content first on a 390 px screen, without sideways scrolling; screenshots of home and playground', async () => {
+    await mkdir(path.dirname(SCREENSHOT), { recursive: true });
+    for (const width of [1280, 390]) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width, height: 844 });
+      for (const name of ['index.html', 'playground.html']) {
+        await page.goto(`${server.url}/${name}`, { waitUntil: 'load' });
+        if (name === 'playground.html') await page.waitForSelector('#status[data-state="ready"]', { timeout: 120_000 });
+        const main = (await page.locator('main').boundingBox())!;
+        const nav = (await page.locator('nav.side').boundingBox())!;
+        if (width === 390) {
+          // The page's heading is on the first screen; the navigation follows the content.
+          expect(main.y, name).toBeLessThan(nav.y);
+          expect((await page.locator('main h1').boundingBox())!.y, name).toBeLessThan(844);
+          expect(await page.locator('.menu-link').isVisible(), name).toBe(true);
+        } else {
+          expect(nav.x, name).toBeLessThan(main.x);
+          expect(await page.locator('.menu-link').isVisible(), name).toBe(false);
+        }
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
+        await page.screenshot({ path: path.join(path.dirname(SCREENSHOT), `${name.replace('.html', '')}-${width}.png`), fullPage: true });
+      }
+      await page.close();
+    }
+  }, 300_000);
+
+  it('sends choice option descriptions and noul criteria from the playground, with the answers of the Node engine', async () => {
+    const page = await context.newPage();
+    const problems = watch(page);
+    await page.goto(`${server.url}/playground.html`, { waitUntil: 'load' });
+    await page.waitForSelector('#status[data-state="ready"]', { timeout: 120_000 });
+    const criteria = page.locator('.pg-criteria');
+    await expect.poll(() => criteria.count()).toBe(3);
+    await criteria.nth(0).fill('true: asks for their money back, false: no refund wanted');
+    await criteria.nth(1).fill('shipping: delivery delays, damaged parcels\nbilling: payments and refunds\ntechnical');
+    await page.click('#evaluate');
+    await page.waitForFunction(() => (document.getElementById('response-json')?.textContent ?? '').includes('"answers"'), null, { timeout: 60_000 });
+    const request = JSON.parse((await page.textContent('#request-json')) ?? '') as { questions: Record<string, { type: string; criteria?: unknown }> };
+    const [noul, choice] = Object.values(request.questions);
+    expect(noul).toMatchObject({ type: 'noul', criteria: { true: 'asks for their money back', false: 'no refund wanted' } });
+    expect(choice).toMatchObject({ type: 'choice', criteria: { shipping: 'delivery delays, damaged parcels', billing: 'payments and refunds', technical: null } });
+    const browser = JSON.parse((await page.textContent('#response-json')) ?? '') as SystemOneResponse;
+    const node = await engine.evaluate(request);
+    for (const [id, expected] of Object.entries(node.answers)) {
+      const actual = browser.answers[id]!;
+      if (expected.type === 'noul' && actual.type === 'noul') expectClose(actual.noul, expected.noul, `${id} noul`);
+      if (expected.type === 'choice' && actual.type === 'choice') {
+        expect(actual.choice).toBe(expected.choice);
+        for (const [k, p] of Object.entries(expected.probabilities)) expectClose(actual.probabilities[k]!, p, `${id} p(${k})`);
+      }
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 300_000);
 
   it('answers noul, choice and score questions in the page as the Node engine does', async () => {
     const page = await context.newPage();

@@ -5,14 +5,15 @@ import { calibHalf, dataDir, goldIndex, loadCases, rng, shuffled, splitOf } from
 import { BUCKETS } from '../src/heads/late.js';
 import { loadHeads } from '../src/heads/trained.js';
 import { readFileSync } from 'node:fs';
+import { met } from './prerequisites.js';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 
 await tf.setBackend('cpu');
 
 const data = dataDir();
-const hasData = existsSync(path.join(data, 'train'));
-if (!hasData) console.warn(`[training.test] shared data not found at ${data} (set EVALMODEL_DATA): data-dependent tests skipped`);
+// When absent, test/report-skips.ts says so before the run (one line, with the reason).
+const hasData = met('training');
 
 describe('training utilities', () => {
   it('splits by case, deterministically, about 10/10/80', () => {

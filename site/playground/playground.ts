@@ -5,6 +5,7 @@
  */
 import { createBrowserEngine, RequestValidationError, type Engine } from '../../src/platform/browser.js';
 import type { Answer, Question, Questions, State, SystemOneResponse } from '../../src/types.js';
+import { choiceCriteria, noulCriteria, scoreCriteria } from './criteria.js';
 
 const SAMPLE_STATE = `Hi, I ordered the Aurora desk lamp (order #48213) three weeks ago and it arrived
 yesterday with a cracked base. This is the second time this happens. I want a full refund,
@@ -18,14 +19,19 @@ interface Row {
 
 const SAMPLE_QUESTIONS: Row[] = [
   { type: 'noul', instructions: 'Does the customer ask for a refund?', criteria: '' },
-  { type: 'choice', instructions: 'Which team should handle this ticket?', criteria: 'shipping, billing, technical' },
+  {
+    type: 'choice',
+    instructions: 'Which team should handle this ticket?',
+    criteria: 'shipping: delivery delays and damaged parcels\nbilling: payments, invoices and refunds\ntechnical: product setup and malfunctions',
+  },
   { type: 'score', instructions: 'How upset is the customer?', criteria: 'calm, mildly annoyed, clearly upset, furious' },
 ];
 
+/** One entry per line, or comma-separated on one line (see criteria.ts). */
 const PLACEHOLDER: Record<Question['type'], string> = {
-  noul: 'no options: answered as the probability of yes',
-  choice: 'options, comma-separated: shipping, billing, technical',
-  score: 'levels from lowest to highest, comma-separated: calm, annoyed, furious',
+  noul: 'optional: true: what counts as yes, false: what counts as no',
+  choice: 'options: shipping, billing; or one a line, name: description',
+  score: 'levels from lowest to highest: calm, annoyed, furious',
 };
 
 function $(id: string): HTMLElement {
@@ -67,12 +73,12 @@ function addRow(row: Row): void {
   }
   const instructions = el('input', { type: 'text', class: 'pg-instructions', 'aria-label': 'Question', placeholder: 'The question or statement' });
   instructions.value = row.instructions;
-  const criteria = el('input', { type: 'text', class: 'pg-criteria', 'aria-label': 'Options or levels' });
+  // A text area, so that entries with commas in their descriptions can go one a line.
+  const criteria = el('textarea', { class: 'pg-criteria', rows: String(Math.max(1, row.criteria.split('\n').length)), 'aria-label': 'Criteria: options, levels, or what counts as yes and no' });
   criteria.value = row.criteria;
   const remove = el('button', { type: 'button', class: 'pg-remove', 'aria-label': 'Remove this question', title: 'Remove' }, '×');
   const sync = (): void => {
     criteria.placeholder = PLACEHOLDER[type.value as Question['type']];
-    criteria.disabled = type.value === 'noul';
   };
   type.addEventListener('change', sync);
   remove.addEventListener('click', () => item.remove());
@@ -81,25 +87,19 @@ function addRow(row: Row): void {
   questionList.append(item);
 }
 
-/** Splits a comma-separated list; blanks are dropped. */
-function list(text: string): string[] {
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
-
 /** The request body the editor describes. Question ids are the question texts. */
 function buildRequest(): { state: State; model: string; questions: Questions } {
   const questions: Questions = {};
   for (const item of Array.from(questionList.querySelectorAll<HTMLLIElement>('.pg-question'))) {
     const type = (item.querySelector('.pg-type') as HTMLSelectElement).value as Question['type'];
     const instructions = (item.querySelector('.pg-instructions') as HTMLInputElement).value.trim();
-    const criteria = list((item.querySelector('.pg-criteria') as HTMLInputElement).value);
+    const field = (item.querySelector('.pg-criteria') as HTMLTextAreaElement).value;
     let question: Question;
-    if (type === 'noul') question = { type, instructions };
-    else if (type === 'choice') question = { type, instructions, criteria: Object.fromEntries(criteria.map((c) => [c, null])) };
-    else question = { type, instructions, criteria };
+    if (type === 'noul') {
+      const criteria = noulCriteria(field);
+      question = criteria ? { type, instructions, criteria } : { type, instructions };
+    } else if (type === 'choice') question = { type, instructions, criteria: choiceCriteria(field) };
+    else question = { type, instructions, criteria: scoreCriteria(field) };
     let id = instructions || `question ${Object.keys(questions).length + 1}`;
     for (let n = 2; Object.hasOwn(questions, id); n++) id = `${instructions} (${n})`;
     questions[id] = question;

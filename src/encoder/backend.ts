@@ -17,6 +17,12 @@ interface BackendCandidate {
 
 const require = createRequire(import.meta.url);
 
+// tfjs' own console advice (the cpu backend's "install our node backend" banner, tfjs-node's
+// "Platform node has already been set") goes through its warn(), which PROD silences. Set
+// before any backend loads, so that no code path prints them to a library user's stderr;
+// engine.stats().backend says which backend runs.
+tf.env().set('PROD', true);
+
 /** Preferred order: native TensorFlow, then WebAssembly with SIMD, then plain JavaScript. */
 export const BACKEND_ORDER: readonly BackendCandidate[] = [
   {
@@ -67,8 +73,6 @@ export function initBackend(only?: BackendName): Promise<BackendReport> {
       try {
         if (await candidate.init()) {
           await tf.ready();
-          // Silences tfjs' console advice to install tfjs-node; the report says which backend runs.
-          tf.env().set('PROD', true);
           tried.push({ name: candidate.name });
           return { backend: candidate.name, tried };
         }

@@ -110,7 +110,8 @@ export class ModelRegistry {
   resolve(name: string): string {
     if (Object.hasOwn(this.manifest.aliases, name)) return this.manifest.aliases[name]!;
     if (Object.hasOwn(this.manifest.models, name)) return name;
-    throw new UnknownModelError(name, this.names());
+    // The names a caller is told about are the listing's (as the server's error says), not unlisted ids.
+    throw new UnknownModelError(name, this.manifest.listed.map((m) => m.name));
   }
 
   /** The model a name resolves to. */

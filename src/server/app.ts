@@ -245,7 +245,7 @@ export class HttpApp {
     } catch (error) {
       if (error instanceof UnknownModelError) {
         const names = this.modelsFor(key).models.map((m) => m.name);
-        throw new HttpError(400, 'invalid_request_error', 'unknown_model', `Unknown model '${truncate(error.model, 200)}'. Available: ${names.join(', ')}.`, {
+        throw new HttpError(400, 'invalid_request_error', 'unknown_model', unknownModelMessage(error.model, names), {
           model: error.model,
         });
       }
@@ -370,4 +370,15 @@ export class HttpApp {
 
 function truncate(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/**
+ * The 400 message for an unknown model: the name sent, the names this server serves to the
+ * key, and, because the usual cause is @typesafe-ai/sdk's default model (another vendor's
+ * name), the client setting that changes it.
+ */
+export function unknownModelMessage(model: string, served: readonly string[]): string {
+  const first = served[0];
+  const hint = first === undefined ? '' : ` With @typesafe-ai/sdk, set TYPESAFE_DEFAULT_MODEL=${first} or pass model.`;
+  return `Unknown model '${truncate(model, 200)}'. This server serves: ${served.join(', ') || 'no model for this key'}.${hint}`;
 }

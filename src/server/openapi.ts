@@ -303,7 +303,7 @@ export function openApiDocument(): Json {
           title: 'ErrorResponse',
           type: 'object',
           required: ['error'],
-          description: 'Body of every error status other than 422 (SPEC.md leaves their shape open).',
+          description: 'Body of every error status other than 422 (the interface leaves their shape open).',
           properties: {
             error: {
               type: 'object',

@@ -25,8 +25,9 @@ export const help = `Usage: evalmodel bench [accuracy|speed ...] [options] [-- a
 
 ${summary} (both when none is named). Each runs as its
 own process from the compiled tree (dist/bench/<name>.js or dist/bench/<name>/index.js,
-built by npm run build) and prints its own report. A benchmark that is not present, or
-present in bench/ but not built, is reported as such.
+built by npm run build) and prints its own report. The benchmarks are not part of the
+installed package: run them from a clone of the source repository, or point --root
+at one. A benchmark missing or not built is reported.
 
 Options:
       --root <dir>   project folder holding bench/ and dist/bench/ (default: this package)
@@ -76,7 +77,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     if (!entry) {
       const why = hasSources(root, name)
         ? `bench/${name} is present but not built (none of ${candidates(name).join(', ')}); run npm run build`
-        : `bench/${name} is missing: this project has no ${name} benchmark yet`;
+        : `bench/${name} is not part of the installed package: the benchmarks run from a clone of evalmodel's source repository (there: npm install && npm run bench:${name}; or evalmodel bench --root <clone>)`;
       io.stderr.write(`evalmodel bench: ${why}\n`);
       problems.push(`bench/${name}: ${hasSources(root, name) ? 'not built' : 'missing'}`);
       continue;

@@ -17,7 +17,8 @@ export const summary = 'Serve POST /v1/systemone and GET /v1/models over HTTP';
 /** The text of `evalmodel serve --help`. */
 export const help = `${SERVE_USAGE}
 
-${summary} (the interface of SPEC.md; see docs/http.md).
+${summary}: the interface the
+official client @typesafe-ai/sdk speaks (see docs/http.md).
 Prints "evalmodel listening on <url>" on standard output once it accepts requests; the access
 log (one JSON line per request) goes to standard error. Runs until SIGINT (Ctrl-C) or SIGTERM,
 then drains in-flight requests and exits 0; a second signal stops at once.

@@ -1,0 +1,42 @@
+/**
+ * What some test groups need from the machine beyond `npm install`, in one place: the test
+ * files skip on these conditions, and test/report-skips.ts (vitest's globalSetup) prints one
+ * line per group that will skip and why, so that `npm test` never skips silently.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { dataDir } from '../src/training/data.js';
+
+/** Debian's Chromium, driven by playwright-core in test/site.test.ts (no browser is downloaded). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** The shared training data (EVALMODEL_DATA, else ../shared/data): not part of the repository. */
+export const TRAIN_DATA = path.join(dataDir(), 'train');
+
+/** A group of tests that needs something, and why it skips when that is absent. */
+export interface Prerequisite {
+  group: string;
+  met: boolean;
+  why: string;
+}
+
+export function prerequisites(): Prerequisite[] {
+  return [
+    {
+      group: 'test/site.test.ts (documentation site and playground in headless Chromium)',
+      met: existsSync(CHROMIUM),
+      why: `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH, or: apt-get update && apt-get install -y chromium)`,
+    },
+    {
+      group: "test/training.test.ts 'training data' (reads the shared training data)",
+      met: existsSync(TRAIN_DATA),
+      why: `no training data at ${TRAIN_DATA} (set EVALMODEL_DATA to the folder holding train/; the data is not part of the repository)`,
+    },
+  ];
+}
+
+/** Whether the named file's prerequisite is met. */
+export function met(file: 'site' | 'training'): boolean {
+  const p = prerequisites().find((x) => x.group.startsWith(`test/${file}.test.ts`));
+  return p?.met ?? false;
+}
