@@ -1,17 +1,18 @@
 /**
- * `npm run train`: trains the reader (src/heads/reader) over the frozen encoder's cached
- * outputs, on the original corpus (weighted up: it is the users' domain) and the converted set
- * of `npm run data`; fits temperatures on the held-out calibration split; reports the held-out
- * test split; writes `weights/reader-<version>.{json,bin}`.
+ * One ensemble member of a reader run (started by main.ts, one process per member): trains the
+ * reader (src/heads/reader) over the frozen encoder's cached outputs, on the original corpus
+ * (weighted up: it is the users' domain) and the converted set of `npm run data`, and writes
+ * its parameters.
  *
- * Seeded and resumable: parameters and Adam's moments are checkpointed to
- * `.cache/reader-checkpoint/` every TRAIN_CHECKPOINT_STEPS steps and picked up by the next run
- * with the same settings (the batch order is a function of the seed and the epoch).
+ * Seeded and resumable: parameters and Adam's moments are checkpointed to the member's folder
+ * under `.cache/reader-members/` every TRAIN_CHECKPOINT_STEPS steps and picked up by the next
+ * run with the same settings (the batch order is a function of the seed and the epoch).
  *
- * Environment: TRAIN_EPOCHS (3), TRAIN_SEED (7), TRAIN_LR (1e-3), TRAIN_CORPUS_WEIGHT (2),
+ * Environment: TRAIN_MEMBER (index), TRAIN_EPOCHS (1), TRAIN_SEED (7), TRAIN_LR (1e-3),
+ * TRAIN_CORPUS_WEIGHT (3), TRAIN_SOURCE_CAP (6000 training cases per converted source),
  * TRAIN_DATA (folder of `npm run data`, default .cache/data), TRAIN_MAX_CASES (0 = all; a quick
- * run for tests), TRAIN_MINUTES (stop after this many minutes of training, then finish),
- * EVALMODEL_DATA, EVALMODEL_CACHE, TRAIN_OUT (weights folder).
+ * run), TRAIN_MINUTES (stop training after this many minutes and write what was learned),
+ * EVALMODEL_DATA, EVALMODEL_CACHE.
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -20,14 +21,12 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../encoder/backend.js';
 import { DEFAULT_SHAPE, initOf, paramShapes, type ReaderShape } from '../../heads/reader/architecture.js';
-import { encodeParams, type ReaderManifest } from '../../heads/reader/weights.js';
-import { sha256Hex } from '../../heads/sha256.js';
 import { createTokenizer, loadVocabulary } from '../../tokenizer/index.js';
-import { dataDir, repoRoot, rng, shuffled } from '../data.js';
+import { repoRoot, rng } from '../data.js';
 import { EncodingStore } from '../encode-cache.js';
 import { registerGradients } from '../gradients.js';
 import { cacheDir } from '../prepare.js';
-import { fitTemperatures, formatMetrics, metrics } from './calibrate.js';
+import { formatMetrics, metrics } from './calibrate.js';
 import { buildReaderExamples, loadTrainingCases, readerTexts, type ReaderExample } from './examples.js';
 import { registerPlainMatMulGradient } from './matmul-gradient.js';
 import { batchLoss, makeBatches, predict } from './loop.js';

@@ -1,0 +1,115 @@
+/**
+ * `npm run train`: the whole run. Encodes every text once (two processes), trains the ensemble
+ * members in parallel (one process each, `train.ts`; each resumes from its checkpoint when the
+ * run is restarted with the same settings), then averages the members' logits, fits
+ * temperatures per type and option-count bucket on half of the held-out calibration split,
+ * reports the held-out test split and writes `weights/reader-<version>.{json,bin}`.
+ *
+ * Environment: TRAIN_MEMBERS (2) and everything train.ts reads; TRAIN_VERSION (1.13.0),
+ * TRAIN_OUT (weights folder).
+ * @module
+ */
+import { fork } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend } from '../../encoder/backend.js';
+import { paramShapes } from '../../heads/reader/architecture.js';
+import type { ReaderParams } from '../../heads/reader/forward.js';
+import { decodeParams, encodeParams, type ReaderManifest } from '../../heads/reader/weights.js';
+import { sha256Hex } from '../../heads/sha256.js';
+import { repoRoot } from '../data.js';
+import { fitTemperatures, formatMetrics, metrics } from './calibrate.js';
+import type { ReaderItem } from './examples.js';
+import { predict, type Prediction } from './loop.js';
+import { count, loadExamples, memberDir, runKey, runSettings } from './train.js';
+
+const log = (msg: string) => process.stderr.write(`[train ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+function runMember(i: number): Promise<void> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'train.js');
+  return new Promise((resolve, reject) => {
+    const child = fork(script, [], { stdio: 'inherit', env: { ...process.env, TRAIN_MEMBER: String(i) } });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`member ${i} exited with ${code}`))));
+  });
+}
+
+/** Member logits averaged per question. */
+function averaged(perMember: readonly Prediction[][]): Prediction[] {
+  const sums = new Map<ReaderItem, number[]>();
+  for (const preds of perMember) {
+    for (const p of preds) {
+      const s = sums.get(p.item);
+      if (!s) sums.set(p.item, [...p.logits]);
+      else p.logits.forEach((l, k) => (s[k]! += l));
+    }
+  }
+  return [...sums].map(([item, s]) => ({ item, logits: s.map((x) => x / perMember.length) }));
+}
+
+async function main(): Promise<void> {
+  const settings = runSettings();
+  const members = Number(process.env.TRAIN_MEMBERS ?? 2);
+  const { train, calib, test, corpus, converted, cases } = await loadExamples(settings, 2);
+  const key = runKey(settings, count(train));
+  log(`run ${key}: ${members} members; questions train ${count(train)}, calib ${count(calib)}, test ${count(test)}`);
+  await Promise.all(Array.from({ length: members }, (_, i) => runMember(i)));
+
+  await initBackend('wasm');
+  const finals = Array.from({ length: members }, (_, i) => {
+    const file = path.join(memberDir(key, i), 'final.json');
+    if (!existsSync(file)) throw new Error(`member ${i} wrote no ${file}`);
+    return JSON.parse(readFileSync(file, 'utf8')) as { values: Record<string, number[]>; steps: number; totalSteps: number; seed: number };
+  });
+  const shapes = paramShapes(settings.shape);
+  const values = finals.map((f) => Object.fromEntries(Object.keys(shapes).map((n) => [n, Float32Array.from(f.values[n]!)])));
+  const params: ReaderParams[] = values.map((v) => Object.fromEntries(Object.entries(shapes).map(([n, sh]) => [n, tf.tensor(v[n]!, sh)])));
+  const fit = calib.filter((_, i) => i % 2 === 1);
+  const temperatures = fitTemperatures(averaged(params.map((p) => predict(p, settings.shape, fit))));
+  const heldOut = metrics(averaged(params.map((p) => predict(p, settings.shape, test))), temperatures);
+  const perMember = params.map((p) => metrics(predict(p, settings.shape, test)));
+  log(`temperatures ${JSON.stringify(temperatures)}`);
+  perMember.forEach((m, i) => log(`member ${i} held-out test: ${formatMetrics(m)}`));
+  log(`ensemble held-out test: ${formatMetrics(heldOut)}`);
+
+  // The members were trained in float32 and ship in float16: the test split, read again
+  // through the rounded weights, says what that costs.
+  const bytes = encodeParams(settings.shape, values);
+  const version = process.env.TRAIN_VERSION ?? '1.13.0';
+  const outDir = process.env.TRAIN_OUT ?? path.join(repoRoot(), 'weights');
+  mkdirSync(outDir, { recursive: true });
+  const weightsFile = `reader-${version}.bin`;
+  writeFileSync(path.join(outDir, weightsFile), bytes);
+  const bySource = new Map<string, number>();
+  for (const c of cases) if (c.split === 'train') bySource.set(c.source.split('/')[0]!, (bySource.get(c.source.split('/')[0]!) ?? 0) + Object.keys(c.gold).length);
+  const manifest: ReaderManifest = {
+    format: 'evalmodel-reader/1',
+    weights: weightsFile,
+    sha256: sha256Hex(bytes),
+    dtype: 'float16',
+    shape: settings.shape,
+    members,
+    temperatures,
+    training: {
+      run: key,
+      seeds: finals.map((f) => f.seed),
+      steps: finals.map((f) => `${f.steps}/${f.totalSteps}`),
+      epochs: settings.epochs,
+      lr: settings.lr,
+      data: settings.data,
+      corpusCases: corpus,
+      convertedCases: converted,
+      questions: { train: count(train), calib: count(calib), test: count(test) },
+      trainQuestionsBySource: Object.fromEntries([...bySource].sort()),
+    },
+    heldOut,
+  };
+  const rounded = decodeParams(manifest, bytes).map((v) => Object.fromEntries(Object.entries(shapes).map(([n, sh]) => [n, tf.tensor(v[n]!, sh)])));
+  manifest.heldOutFloat16 = metrics(averaged(rounded.map((p) => predict(p, settings.shape, test))), temperatures);
+  log(`ensemble held-out test through the float16 weights: ${formatMetrics(manifest.heldOutFloat16 as ReturnType<typeof metrics>)}`);
+  writeFileSync(path.join(outDir, `reader-${version}.json`), JSON.stringify(manifest, null, 2) + '\n');
+  log(`wrote ${path.join(outDir, weightsFile)} (${bytes.byteLength} bytes) and its manifest`);
+}
+
+await main();
