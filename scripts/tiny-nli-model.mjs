@@ -26,7 +26,7 @@ const PUNCT = '.,:;?!-()\'"/`[]{}_=+*&%$#@<>|~^\\';
 
 /** The vocabulary: specials, whole words, single characters and their ## continuations. */
 function vocabulary() {
-  const pieces = [...SPECIALS, ...WORDS, ...LETTERS, ...PUNCT, ...[...LETTERS].map((c) => `##${c}`)];
+  const pieces = [...new Set([...SPECIALS, ...WORDS, ...LETTERS, ...PUNCT, ...[...LETTERS].map((c) => `##${c}`)])];
   return Object.fromEntries(pieces.map((p, i) => [p, i]));
 }
 

@@ -19,7 +19,7 @@
  * @module
  */
 import { flattenWhitespace, type RenderedQuestion } from '../canonical/index.js';
-import { choiceAnswer, noulAnswer, scoreAnswer, softmax } from '../heads/index.js';
+import { choiceAnswer, noulAnswer, scoreAnswer } from '../heads/index.js';
 import type { Answer, Question } from '../types.js';
 
 /** Fixed label that the canonical renderer puts before each outcome's own text. */
@@ -79,6 +79,18 @@ export function questionHypotheses(rendered: RenderedQuestion): QuestionHypothes
   return { texts: [...new Set(outcomes)].sort(), outcomes, yes: null, no: null };
 }
 
+/**
+ * Softmax whose result does not depend on the order of the logits, bit for bit: the
+ * exponentials are added up in sorted order. So reordering options or reversing a rubric
+ * reorders the probabilities and changes none of them.
+ */
+export function orderFreeSoftmax(logits: readonly number[]): number[] {
+  const max = Math.max(...logits);
+  const exps = logits.map((l) => Math.exp(l - max));
+  const total = [...exps].sort((a, b) => a - b).reduce((a, b) => a + b, 0);
+  return exps.map((e) => e / total);
+}
+
 /** Entailment minus contradiction: the log-odds that the hypothesis holds rather than not. */
 function margin(l: HypothesisLogits): number {
   return l.entailment - l.contradiction;
@@ -104,9 +116,9 @@ export function answerFromLogits(
       return noulAnswer(1 / (1 + Math.exp(-z / temperature.noul)));
     }
     case 'choice':
-      return choiceAnswer(rendered.keys, softmax(hypotheses.outcomes.map((t) => of(t).entailment / temperature.choice)));
+      return choiceAnswer(rendered.keys, orderFreeSoftmax(hypotheses.outcomes.map((t) => of(t).entailment / temperature.choice)));
     case 'score':
-      return scoreAnswer(question.criteria, softmax(hypotheses.outcomes.map((t) => of(t).entailment / temperature.score)));
+      return scoreAnswer(question.criteria, orderFreeSoftmax(hypotheses.outcomes.map((t) => of(t).entailment / temperature.score)));
     default: {
       const unreachable: never = question;
       throw new Error(`Unknown question type ${JSON.stringify(unreachable)}`);
