@@ -43,6 +43,7 @@ export const PAGES = [
   { file: 'instructions.md', nav: 'Structured instructions', section: 'Guide' },
   { file: 'probabilities.md', nav: 'Probabilities and confidence', section: 'Guide' },
   { file: 'performance.md', nav: 'Caching and performance', section: 'Guide' },
+  { file: 'choosing-a-model.md', nav: 'Choosing a model', section: 'Guide' },
   { file: 'cli.md', nav: 'Command line', section: 'Reference' },
   { file: 'http.md', nav: 'HTTP server and errors', optional: true, section: 'Reference' },
   { file: 'canonical-form.md', nav: 'Canonical form', optional: true, section: 'Reference' },
