@@ -252,10 +252,23 @@ describe.skipIf(!hasTransformers)('transformers-nli loading', () => {
         listed: [],
         models: { 'evalmodel-4.0.0': { kind: 'transformers-nli' as const, description: 'hub', release_date: '2026-01-01', hub: 'Xenova/not-downloaded-here' } },
       };
-      const engine = await createEngine({ manifest: { ...manifest, aliases: { 'evalmodel-latest': 'evalmodel-4.0.0' } }, defaultModel: 'evalmodel-latest' }).catch((e: unknown) => e);
+      const engine = await createEngine({ manifest, defaultModel: 'evalmodel-4.0.0' }).catch((e: unknown) => e);
       expect(engine).toBeInstanceOf(Error);
       expect((engine as Error).message).toMatch(/local/);
       expect(fetch).not.toHaveBeenCalled();
+
+      // Turned on, the same entry is fetched (here from a stub that refuses).
+      const { mkdtempSync, rmSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      const cache = mkdtempSync(path.join(tmpdir(), 'evalmodel-hub-cache-'));
+      try {
+        const remote = await createEngine({ manifest, defaultModel: 'evalmodel-4.0.0', allowRemoteModels: true, transformersCacheDir: cache }).catch((e: unknown) => e);
+        expect(remote).toBeInstanceOf(Error);
+        expect(fetch).toHaveBeenCalled();
+        expect(String(fetch.mock.calls[0]![0])).toContain('Xenova/not-downloaded-here');
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
     } finally {
       fetch.mockRestore();
     }
