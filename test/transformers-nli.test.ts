@@ -276,3 +276,39 @@ describe.skipIf(!hasTransformers)('transformers-nli loading', () => {
     }
   });
 });
+
+describe.skipIf(!hasTransformers)('transformers-nli pairs (the tokenizer of the tiny model)', () => {
+  afterAll(() => removeTinyModels());
+
+  it('cuts a long premise into consecutive windows, each with the whole hypothesis and the special tokens', async () => {
+    const { AutoTokenizer, env } = await import('@xenova/transformers');
+    const { pairRows, pairOverhead, tokenStrings } = await import('../src/transformers/pairs.js');
+    const folder = tinyModel({ maxLength: 64 });
+    const tokenizer = (await AutoTokenizer.from_pretrained(path.relative(env.localModelPath, folder), { local_files_only: true })) as never;
+    const premise = tokenStrings(tokenizer, 'The carrier left the parcel at the wrong door. '.repeat(4));
+    const hypothesis = tokenStrings(tokenizer, 'The parcel is late.');
+    expect(pairOverhead(tokenizer)).toBe(3); // [CLS] a [SEP] b [SEP]
+    const rows = pairRows(tokenizer, premise, hypothesis, 64);
+    const window = 64 - 3 - hypothesis.length;
+    expect(rows.length).toBe(Math.ceil(premise.length / window));
+    const { model } = tokenizer as unknown as { model: { convert_tokens_to_ids(t: string[]): number[] } };
+    const [cls, sep] = model.convert_tokens_to_ids(['[CLS]', '[SEP]']);
+    const hypIds = model.convert_tokens_to_ids(hypothesis);
+    const seen: number[] = [];
+    for (const row of rows) {
+      expect(row.ids.length).toBeLessThanOrEqual(64);
+      expect(row.ids[0]).toBe(cls);
+      expect(row.ids.slice(-hypIds.length - 1, -1)).toEqual(hypIds);
+      expect(row.ids.at(-1)).toBe(sep);
+      const middle = row.ids.indexOf(sep!);
+      seen.push(...row.ids.slice(1, middle));
+      expect(row.typeIds).toEqual(row.ids.map((_, i) => (i <= middle ? 0 : 1)));
+    }
+    expect(seen).toEqual(model.convert_tokens_to_ids(premise));
+    // A short premise is one row, the same as transformers.js' own pair encoding.
+    const short = tokenStrings(tokenizer, 'It is late.');
+    const [row] = pairRows(tokenizer, short, hypothesis, 64);
+    const own = (tokenizer as unknown as (a: string, o: object) => { input_ids: { data: BigInt64Array } })('It is late.', { text_pair: 'The parcel is late.' });
+    expect(row!.ids).toEqual(Array.from(own.input_ids.data, Number));
+  });
+});
