@@ -46,6 +46,7 @@ export const PAGES = [
   { file: 'probabilities.md', nav: 'Probabilities and confidence', section: 'Guide' },
   { file: 'performance.md', nav: 'Caching and performance', section: 'Guide' },
   { file: 'architecture.md', nav: 'How it works', section: 'Guide' },
+  { file: 'choosing-a-model.md', nav: 'Choosing a model', section: 'Guide' },
   { file: 'cli.md', nav: 'Command line', section: 'Reference' },
   { file: 'http.md', nav: 'HTTP server and errors', optional: true, section: 'Reference' },
   { file: 'canonical-form.md', nav: 'Canonical form', optional: true, section: 'Reference' },

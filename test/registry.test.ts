@@ -48,4 +48,25 @@ describe('ModelRegistry (weights/manifest.json)', () => {
     expect(VERSIONED_ID.test('evalmodel-1.13')).toBe(false);
     expect(VERSIONED_ID.test('evalmodel-01.2.3')).toBe(false);
   });
+
+  it('checks entries of the transformers-nli kind and makes their folders absolute', () => {
+    const entry = { kind: 'transformers-nli' as const, description: 'nli', release_date: '2026-01-01' };
+    const withModel = (model: object): RegistryManifest => ({ aliases: {}, listed: [], models: { 'evalmodel-2.0.0': model as never } });
+    expect(() => ModelRegistry.fromManifest(withModel(entry))).toThrow(/exactly one of 'path'/);
+    expect(() => ModelRegistry.fromManifest(withModel({ ...entry, path: 'a', hub: 'b' }))).toThrow(/exactly one of 'path'/);
+    expect(() => ModelRegistry.fromManifest(withModel({ ...entry, hub: 'x/y', temperature: { choice: 0 } }))).toThrow(/temperature.choice/);
+    expect(() => ModelRegistry.fromManifest(withModel({ ...entry, hub: 'x/y', batchSize: 0 }))).toThrow(/batchSize/);
+    expect(() => ModelRegistry.fromManifest(withModel({ ...entry, kind: 'other' }))).toThrow(/unknown kind 'other'/);
+    const registry = ModelRegistry.fromManifest(withModel({ ...entry, path: 'models/nli' }), '/srv/app');
+    expect(registry.spec('evalmodel-2.0.0')).toMatchObject({ id: 'evalmodel-2.0.0', kind: 'transformers-nli', path: '/srv/app/models/nli' });
+  });
+
+  it('withModel adds a model with its alias and listing, and refuses taken names', () => {
+    const added = registry.withModel('evalmodel-0.1.0', { kind: 'transformers-nli', description: 'mine', release_date: '2026-01-01', path: '/m' }, 'evalmodel-nli');
+    expect(added.resolve('evalmodel-nli')).toBe('evalmodel-0.1.0');
+    expect(added.list().models.at(-1)).toEqual({ name: 'evalmodel-nli', description: 'mine', release_date: '2026-01-01' });
+    expect(added.resolve('evalmodel-latest')).toBe('evalmodel-1.13.0');
+    expect(() => added.withModel('evalmodel-0.1.0', { kind: 'transformers-nli', description: '', release_date: '2026-01-01', hub: 'x' })).toThrow(/already/);
+    expect(() => registry.withModel('evalmodel-0.3.0', { kind: 'transformers-nli', description: '', release_date: '2026-01-01', hub: 'x' }, 'evalmodel-latest')).toThrow(/already/);
+  });
 });

@@ -5,8 +5,12 @@
  * permutations, noul symmetry under swapped criteria, score mirroring under reversed levels).
  *
  *   node dist/bench/accuracy/run.js <file-or-folder>... [--model NAME] [--limit N]
+ *        [--model-dir DIR] [--manifest FILE]
  *        [--split test|calib|train] [--no-consistency] [--perms 5] [--json out.json]
  *   node dist/bench/accuracy/run.js --compare a.json b.json
+ *
+ * `--model-dir` measures an NLI model folder (transformers.js layout; its id is the default
+ * model then), `--manifest` uses another model registry.
  *
  * Without inputs it runs the shared data's jevbench-sample (EVALMODEL_DATA or ../shared/data).
  *
@@ -18,7 +22,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { createEngine, type Engine } from '../../src/index.js';
+import { createEngine, type Engine, type EngineConfig } from '../../src/index.js';
+import { modelDirId } from '../../src/engine/registry-config.js';
 import { dataDir, goldIndex, loadCases, rng, shuffled, splitOf, type Case, type SplitName } from '../../src/training/data.js';
 import type { Answer, Question, Questions } from '../../src/types.js';
 import { percentile, summarise, type Scored, type Summary } from './metrics.js';
@@ -217,7 +222,9 @@ async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      model: { type: 'string', default: 'evalmodel-latest' },
+      model: { type: 'string' },
+      'model-dir': { type: 'string' },
+      manifest: { type: 'string' },
       limit: { type: 'string' },
       split: { type: 'string' },
       'no-consistency': { type: 'boolean', default: false },
@@ -250,9 +257,14 @@ async function main(): Promise<void> {
     const keep = new Set(shuffled(cases.map((_, i) => i), rng(0)).slice(0, n));
     cases = cases.filter((_, i) => keep.has(i));
   }
-  const engine = await createEngine({ defaultModel: values.model! });
+  const modelConfig: EngineConfig = {
+    ...(values['model-dir'] ? { modelDir: path.resolve(values['model-dir']) } : {}),
+    ...(values.manifest ? { manifest: path.resolve(values.manifest) } : {}),
+  };
+  const model = values.model ?? (modelConfig.modelDir ? modelDirId(modelConfig.modelDir) : 'evalmodel-latest');
+  const engine = await createEngine({ ...modelConfig, defaultModel: model });
   const label = values.label ?? `${positionals.join(' ')}${values.split ? ` [${values.split}]` : ''}${values.limit ? ` [limit ${values.limit}]` : ''}`;
-  const result = await runBench(engine, cases, { model: values.model!, consistency: !values['no-consistency'], perms: Number(values.perms), label, inputs: positionals });
+  const result = await runBench(engine, cases, { model, consistency: !values['no-consistency'], perms: Number(values.perms), label, inputs: positionals });
   await engine.close();
   console.log(formatTable(result));
   if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');

@@ -2,6 +2,10 @@
  * `npm run bench:speed`: latency and throughput of the engine on the embedded default model.
  *
  *   node dist/bench/speed/main.js [--quick] [--json FILE] [--only GROUP,...] [--workers N] [--model ID]
+ *        [--model-dir DIR] [--manifest FILE]
+ *
+ * `--model-dir` measures an NLI model folder (transformers.js layout, see docs/choosing-a-model.md)
+ * instead of the default model; `--manifest` uses another model registry.
  *
  * Groups: state, questions, options, cache, jevbench, jevbench-pool (not in the default run:
  * one request at a time through a pool, whose workers split a state's windows), throughput.
@@ -17,8 +21,10 @@
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as api from '../../src/index.js';
+import { modelDirId } from '../../src/engine/registry-config.js';
 import { readEncoderWork } from '../../src/encoder/index.js';
 import type { Engine, EngineConfig, Questions, State } from '../../src/index.js';
 import {
@@ -56,6 +62,8 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     workers: { type: 'string', default: '2' },
     model: { type: 'string' },
+    'model-dir': { type: 'string' },
+    manifest: { type: 'string' },
     compare: { type: 'boolean', default: false },
   },
   allowPositionals: true,
@@ -70,8 +78,15 @@ if (args.compare) {
 }
 
 const quick = args.quick ?? false;
-/** Model of every request (default: the engine's default model). */
-const model = args.model;
+/** The registry options: another manifest, an NLI model folder. */
+const modelConfig: EngineConfig = {
+  ...(args['model-dir'] ? { modelDir: path.resolve(args['model-dir']) } : {}),
+  ...(args.manifest ? { manifest: path.resolve(args.manifest) } : {}),
+};
+/** Model of every request (default: the model folder's, else the engine's default model). */
+const model = args.model ?? (modelConfig.modelDir ? modelDirId(modelConfig.modelDir) : undefined);
+/** Every engine and pool here: the registry options, the measured model as the default. */
+const engineConfig: EngineConfig = { ...modelConfig, ...(model ? { defaultModel: model } : {}) };
 const only = args.only ? new Set(args.only.split(',')) : null;
 // jevbench-pool only when asked for: its figures need both cores free of other work.
 const wanted = (group: string) => (only ? only.has(group) : group !== 'jevbench-pool');
@@ -210,7 +225,7 @@ let peakRss = 0;
 const sampleRss = () => (peakRss = Math.max(peakRss, process.resourceUsage().maxRSS / 1024));
 
 async function main(): Promise<void> {
-  const engine = await api.createEngine();
+  const engine = await api.createEngine(engineConfig);
   const count = (text: string) => engine.countTokens(text);
   const backend = engine.stats().backend;
   console.error(`backend ${backend}; measuring peak kernel rate...`);
@@ -319,7 +334,7 @@ async function main(): Promise<void> {
   if (wanted('jevbench-pool') && cases.length > 0 && createEnginePool) {
     const workers = Number(args.workers);
     console.error(`jevbench sample on a pool of ${workers} workers (one request at a time):`);
-    const pool = await createEnginePool({ workers });
+    const pool = await createEnginePool({ ...engineConfig, workers });
     await warmRubrics(pool, cases, fresh, model);
     const sample = quick ? cases.filter((_, i) => i % 3 === 0) : cases;
     results.push(...(await jevbenchGroup(pool, 'jevbench-pool', sample, { timed, summarise, fresh, model })));
@@ -344,7 +359,7 @@ async function main(): Promise<void> {
     sampleRss();
     const workers = Number(args.workers);
     if (createEnginePool) {
-      const pool = await createEnginePool({ workers });
+      const pool = await createEnginePool({ ...engineConfig, workers });
       await warm(pool);
       tput.push(await throughput(pool, `pool-${workers}`, `pool of ${workers} workers`, batch(fresh())));
       sampleRss();

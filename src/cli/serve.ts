@@ -10,7 +10,8 @@
  */
 import os from 'node:os';
 import { installSignalHandlers, serve, silentSink, type ServeOptions, type ServerHandle } from '../server/index.js';
-import type { BackendName } from '../engine/contract.js';
+import path from 'node:path';
+import type { BackendName, EngineConfig } from '../engine/contract.js';
 import { isEntryPoint } from './paths.js';
 
 export const SERVE_USAGE = `Usage: evalmodel serve [options]
@@ -31,6 +32,11 @@ Options (environment variable in brackets):
   --request-id-headers A,B  response headers carrying the request id
                             (default x-service-request-id,x-typesafe-request-id)
   --backend NAME            tensorflow, wasm or cpu [EVALMODEL_BACKEND]
+  --model-dir DIR           also serve the NLI model in this folder (transformers.js layout; needs
+                            the optional package @xenova/transformers) under the id and alias of
+                            its evalmodel.json (default evalmodel-0.1.0, evalmodel-nli) [EVALMODEL_MODEL_DIR]
+  --manifest FILE           the model registry to serve instead of the built-in one [EVALMODEL_MANIFEST]
+  --allow-remote            let the registry's hub ids be downloaded (default: offline)
   --workers N               engine worker threads, one core each; 1 = one engine in the
                             server's own thread [EVALMODEL_WORKERS] (default: the number of cores)
   --quiet                   no access log
@@ -52,7 +58,7 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '-h' || arg === '--help') return { help: true };
-    if (arg === '--open' || arg === '--quiet') {
+    if (arg === '--open' || arg === '--quiet' || arg === '--allow-remote') {
       booleans.add(arg);
       continue;
     }
@@ -77,6 +83,8 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
     '--request-id-headers',
     '--backend',
     '--workers',
+    '--model-dir',
+    '--manifest',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`Unknown option '${name}'\n\n${SERVE_USAGE}`);
   const pick = (flag: string, envName?: string): string | undefined => flags.get(flag) ?? (envName ? env[envName]?.trim() || undefined : undefined);
@@ -119,11 +127,18 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   if (grace !== undefined) options.shutdownGraceMs = grace;
   const idHeaders = pick('--request-id-headers');
   if (idHeaders !== undefined) options.requestIdHeaders = idHeaders.split(',').map((h) => h.trim()).filter(Boolean);
+  const engineConfig: EngineConfig = {};
   const backend = pick('--backend', 'EVALMODEL_BACKEND');
   if (backend !== undefined) {
     if (!['tensorflow', 'wasm', 'cpu'].includes(backend)) throw new Error(`--backend must be tensorflow, wasm or cpu, got '${backend}'`);
-    options.engineConfig = { backend: backend as BackendName };
+    engineConfig.backend = backend as BackendName;
   }
+  const modelDir = pick('--model-dir', 'EVALMODEL_MODEL_DIR');
+  if (modelDir !== undefined) engineConfig.modelDir = path.resolve(modelDir);
+  const manifest = pick('--manifest', 'EVALMODEL_MANIFEST');
+  if (manifest !== undefined) engineConfig.manifest = path.resolve(manifest);
+  if (booleans.has('--allow-remote')) engineConfig.allowRemoteModels = true;
+  if (Object.keys(engineConfig).length > 0) options.engineConfig = engineConfig;
   // One engine per core by default: tfjs' wasm backend computes on one thread.
   const workers = num('--workers', 'EVALMODEL_WORKERS') ?? os.availableParallelism();
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers expects an integer >= 1, got '${workers}'`);

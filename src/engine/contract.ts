@@ -3,6 +3,7 @@
  * benchmarks, docs playground) depend on this interface only.
  * @module
  */
+import type { RegistryManifest } from '../registry/index.js';
 import type { ModelMetadataList, Questions, State, SystemOneResponse } from '../types.js';
 
 /** Names of the tfjs backends the engine can run on, in order of preference. */
@@ -14,8 +15,29 @@ export interface EngineConfig {
   defaultModel?: string;
   /** Force one backend instead of the first that initialises (tfjs-node, then wasm, then cpu). */
   backend?: BackendName;
-  /** Byte budget of the cross-request state cache. Default 64 MiB; 0 disables it. */
+  /**
+   * Byte budget of the cross-request state cache. Default 64 MiB; 0 disables it. Models of the
+   * `transformers-nli` kind keep their own cache (question logits per state) with the same budget.
+   */
   cacheBytes?: number;
+  /**
+   * The model registry: a manifest file's path (model folders in it are relative to its folder)
+   * or a parsed manifest (relative to the working directory). Default `weights/manifest.json`.
+   */
+  manifest?: string | RegistryManifest;
+  /**
+   * A model folder in the transformers.js layout to add to the registry, with the id, alias and
+   * options of its `evalmodel.json` (default `evalmodel-0.1.0`, alias `evalmodel-nli`). It is
+   * loaded with the engine. Needs the optional peer dependency `@xenova/transformers`.
+   */
+  modelDir?: string;
+  /**
+   * Let models named by a hub id be downloaded by transformers.js. Default false: the engine
+   * reads local folders and transformers.js' existing cache only, and never reaches the network.
+   */
+  allowRemoteModels?: boolean;
+  /** transformers.js' download cache folder for hub ids (default: its own). */
+  transformersCacheDir?: string;
 }
 
 /** Per-call options. */
@@ -47,9 +69,12 @@ export interface EngineStats {
    * backend, where its self-test passed), or `tfjs`, the backend's own.
    */
   matmul: 'evalmodel-gemm' | 'tfjs';
-  /** Encoder passes over state text (one per request at most, zero on a cache hit). */
+  /**
+   * Encoder passes over state text (one per request at most, zero on a cache hit); for an NLI
+   * cross-encoder, requests that ran it over their state.
+   */
   stateEncodes: number;
-  /** Encoder passes over question text. */
+  /** Encoder passes over question text; for an NLI cross-encoder, premise/hypothesis pairs run. */
   questionEncodes: number;
   /** The cross-request state cache. */
   cache: CacheStats;
@@ -68,8 +93,11 @@ export interface Engine {
   listModels(): ModelMetadataList;
   /** Resolves an alias or versioned id to the versioned id, or throws `UnknownModelError`. */
   resolveModel(name: string): string;
-  /** Counts tokens the way `usage.input_tokens` does. */
-  countTokens(text: string): number;
+  /**
+   * Counts tokens the way `usage.input_tokens` does, with the tokenizer of `model` (default: the
+   * engine's default model; a `transformers-nli` model must have been loaded by then).
+   */
+  countTokens(text: string, model?: string): number;
   /** Work counters and cache statistics. */
   stats(): EngineStats;
   /** Frees the weights and tensors. Later calls throw `EngineClosedError`. */

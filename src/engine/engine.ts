@@ -10,7 +10,7 @@ import { Encoder, type StateEncoding } from '../encoder/index.js';
 import { EngineClosedError, RequestValidationError } from '../errors.js';
 import { answerQuestion, TrainedHeadsRunner } from '../heads/index.js';
 import { gemmReady } from '../kernels/gemm.js';
-import { defaultManifestPath, ModelRegistry } from '../registry/index.js';
+import { defaultManifestPath, isTransformersSpec, type ModelRegistry } from '../registry/index.js';
 import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
 import type { Answer, Questions, State, SystemOneResponse } from '../types.js';
 import { tokenBudgetErrors, validateRequest } from '../validation/index.js';
@@ -18,6 +18,8 @@ import type { Engine, EngineConfig, EngineStats, EvaluateOptions } from './contr
 import { OutcomeCache } from './outcome-cache.js';
 import { splitEvaluateArguments } from './arguments.js';
 import { StateCache } from './state-cache.js';
+import { modelDirId, registryFor } from './registry-config.js';
+import { NliEvaluator } from '../transformers/evaluator.js';
 
 /** Default byte budget of the state cache. */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
@@ -32,6 +34,8 @@ class PipelineEngine implements Engine {
   private stateEncodes = 0;
   private readonly stateCache: StateCache;
   private readonly outcomeCache: OutcomeCache;
+  /** Models of the `transformers-nli` kind (loaded on first use) and their cache. */
+  readonly nli: NliEvaluator;
   /** @internal The pool's workers give it a helper (heads/remote.ts). */
   readonly trainedHeads: TrainedHeadsRunner;
 
@@ -39,9 +43,13 @@ class PipelineEngine implements Engine {
     private readonly encoder: Encoder,
     private readonly tokenizer: Tokenizer,
     private readonly registry: ModelRegistry,
-    private readonly config: Required<EngineConfig>,
+    private readonly config: EngineConfig & { defaultModel: string; cacheBytes: number },
   ) {
     this.stateCache = new StateCache(config.cacheBytes);
+    this.nli = new NliEvaluator(config.cacheBytes, {
+      allowRemoteModels: config.allowRemoteModels === true,
+      ...(config.transformersCacheDir ? { cacheDir: config.transformersCacheDir } : {}),
+    });
     this.outcomeCache = new OutcomeCache((texts) => encoder.embedTexts(texts.map((t) => this.tokenize(t))));
     // Trained heads encode each question text on its own (token states, not just pooled).
     this.trainedHeads = new TrainedHeadsRunner((text) => this.tokenize(text), (ids) => encoder.encodeState(ids), path.dirname(defaultManifestPath()));
@@ -61,6 +69,10 @@ class PipelineEngine implements Engine {
     if (!checked.ok) throw new RequestValidationError(checked.errors);
     const { state, questions, model } = checked.request;
     const spec = this.registry.spec(model);
+    if (isTransformersSpec(spec)) {
+      throwIfAborted(options.signal);
+      return this.nli.evaluate(spec, state, questions, options.signal);
+    }
 
     const stateText = renderState(state);
     const stateIds = this.tokenize(stateText);
@@ -127,17 +139,24 @@ class PipelineEngine implements Engine {
     return this.registry.resolve(name);
   }
 
-  countTokens(text: string): number {
-    return this.tokenize(text).length;
+  countTokens(text: string, model: string = this.config.defaultModel): number {
+    const spec = this.registry.spec(model);
+    if (!isTransformersSpec(spec)) return this.tokenize(text).length;
+    const loaded = this.nli.loaded(spec.id);
+    if (!loaded) throw new Error(`Model '${spec.id}' is not loaded yet; evaluate a request with it first`);
+    return loaded.countTokens(flattenWhitespace(text));
   }
 
+  /** Counters of both kinds of model added together (the NLI cache has its own budget). */
   stats(): EngineStats {
+    const cache = this.stateCache.stats();
+    const nli = this.nli.counters();
     return {
       backend: this.encoder.backend.backend,
       matmul: gemmReady() ? 'evalmodel-gemm' : 'tfjs',
-      stateEncodes: this.stateEncodes,
-      questionEncodes: this.outcomeCache.passes + this.trainedHeads.passes,
-      cache: this.stateCache.stats(),
+      stateEncodes: this.stateEncodes + nli.stateRuns,
+      questionEncodes: this.outcomeCache.passes + this.trainedHeads.passes + nli.pairs,
+      cache: { ...cache, hits: cache.hits + nli.hits, misses: cache.misses + nli.misses, entries: cache.entries + nli.entries, bytes: cache.bytes + nli.bytes },
     };
   }
 
@@ -147,6 +166,7 @@ class PipelineEngine implements Engine {
     // Let running evaluations finish before their tensors' weights go away.
     await Promise.allSettled([...this.inFlight]);
     this.stateCache.clear();
+    await this.nli.close();
     this.encoder.dispose();
   }
 }
@@ -167,18 +187,30 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
  * @internal
  */
 export async function createEngineWithEncoder(config: EngineConfig = {}): Promise<{ engine: Engine; encoder: Encoder; heads: TrainedHeadsRunner }> {
-  const full: Required<EngineConfig> = {
+  const full = {
+    ...config,
     defaultModel: config.defaultModel ?? 'evalmodel-latest',
-    backend: config.backend ?? (undefined as unknown as Required<EngineConfig>['backend']),
     cacheBytes: config.cacheBytes ?? DEFAULT_CACHE_BYTES,
   };
-  const registry = ModelRegistry.load();
+  const registry = registryFor(config);
   registry.resolve(full.defaultModel);
   const [encoder, tokenizer] = await Promise.all([
     Encoder.load(config.backend ? { backend: config.backend } : {}),
     loadVocabulary().then(createTokenizer),
   ]);
   const engine = new PipelineEngine(encoder, tokenizer, registry, full);
+  // NLI models that the options name are loaded now, so that a missing package or file fails
+  // here rather than at the first request (and countTokens works for the default model).
+  const preload = new Set([registry.spec(full.defaultModel).id, ...(config.modelDir !== undefined ? [modelDirId(config.modelDir)] : [])]);
+  try {
+    for (const id of preload) {
+      const spec = registry.spec(id);
+      if (isTransformersSpec(spec)) await engine.nli.model(spec);
+    }
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
   return { engine, encoder, heads: engine.trainedHeads };
 }
 

@@ -26,7 +26,9 @@ import { LRUCache } from 'lru-cache';
 import { flattenWhitespace } from '../canonical/index.js';
 import { weightsPackageDir, type ModelJson } from '../encoder/weights.js';
 import { EngineClosedError, RequestValidationError, UnknownModelError } from '../errors.js';
-import { ModelRegistry } from '../registry/index.js';
+import { isTransformersSpec, type ModelRegistry } from '../registry/index.js';
+import { loadTokenCounter } from '../transformers/model.js';
+import { registryFor } from './registry-config.js';
 import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
 import type { ModelMetadataList, SystemOneResponse, ValidationError } from '../types.js';
 import { validateRequest } from '../validation/index.js';
@@ -144,6 +146,8 @@ class EnginePool implements Engine {
     private readonly registry: ModelRegistry,
     private readonly tokenizer: Tokenizer,
     private readonly defaultModel: string,
+    /** Token counters of NLI models, by versioned id (the default model's, when it is one). */
+    private readonly nliCounters: ReadonlyMap<string, (text: string) => number>,
   ) {
     for (const w of workers) this.listen(w);
   }
@@ -248,8 +252,12 @@ class EnginePool implements Engine {
     return this.registry.resolve(name);
   }
 
-  countTokens(text: string): number {
-    return this.tokenizer.encode(flattenWhitespace(text)).length;
+  countTokens(text: string, model: string = this.defaultModel): number {
+    const spec = this.registry.spec(model);
+    if (!isTransformersSpec(spec)) return this.tokenizer.encode(flattenWhitespace(text)).length;
+    const count = this.nliCounters.get(spec.id);
+    if (!count) throw new Error(`The pool counts tokens of '${spec.id}' only when it is the default model`);
+    return count(flattenWhitespace(text));
   }
 
   /** Counters summed over the workers, as of each worker's last answer. */
@@ -342,9 +350,14 @@ export async function createEnginePool(config: EnginePoolConfig = {}): Promise<E
   const count = Math.max(1, Math.floor(workers));
   // Before the workers start, so that their heaps are set up without it too.
   if (!concurrentMarking && count > 1) stopConcurrentMarking();
-  const registry = ModelRegistry.load();
+  const registry = registryFor(engineConfig);
   const defaultModel = engineConfig.defaultModel ?? 'evalmodel-latest';
-  registry.resolve(defaultModel);
+  const defaultSpec = registry.spec(defaultModel);
+  const nliCounters = new Map<string, (text: string) => number>();
+  if (isTransformersSpec(defaultSpec)) {
+    const options = { allowRemoteModels: engineConfig.allowRemoteModels === true, ...(engineConfig.transformersCacheDir ? { cacheDir: engineConfig.transformersCacheDir } : {}) };
+    nliCounters.set(defaultSpec.id, await loadTokenCounter(defaultSpec, options));
+  }
   const [weights, tokenizer] = await Promise.all([shareWeights(), loadVocabulary().then(createTokenizer)]);
   const peers = connectWorkers(count, rowSplit);
   const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => startWorker({ config: engineConfig, weights, ...(peers ? { peers: peers[i] } : {}) }, workerExecArgv)));
@@ -354,5 +367,5 @@ export async function createEnginePool(config: EnginePoolConfig = {}): Promise<E
     await Promise.all(ok.map((w) => w.thread.terminate()));
     throw failed.reason;
   }
-  return new EnginePool(ok, registry, tokenizer, defaultModel);
+  return new EnginePool(ok, registry, tokenizer, defaultModel, nliCounters);
 }

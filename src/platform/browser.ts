@@ -59,7 +59,7 @@ export async function createBrowserEngine(options: BrowserEngineOptions): Promis
   ]);
   ModelRegistry.provideManifest(manifest);
   // Trained heads named by the registry: their manifest and weight file sit beside it.
-  const headsFiles = new Set(Object.values(manifest.models).flatMap((m) => (m.heads.kind === 'late-interaction' ? [m.heads.manifest] : [])));
+  const headsFiles = new Set(Object.values(manifest.models).flatMap((m) => (m.kind !== 'transformers-nli' && m.heads.kind === 'late-interaction' ? [m.heads.manifest] : [])));
   await Promise.all(
     [...headsFiles].map(async (name) => {
       const headsManifest = (await fetchOk(new URL(name, base)).then((r) => r.json())) as HeadsManifest;

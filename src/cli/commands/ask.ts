@@ -3,9 +3,12 @@
  * answers as probability bars (or the raw SystemOneResponse with `--json`).
  * @module
  */
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BackendName, EngineConfig } from '../../engine/contract.js';
+import { modelDirId } from '../../engine/registry-config.js';
 import { RequestValidationError, UnknownModelError } from '../../errors.js';
 import type { State, SystemOneResponse } from '../../types.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
@@ -38,7 +41,11 @@ Options:
       --json-state       parse the state as JSON (an object, an array or a string)
       --request <path>   send a whole SystemOneRequest body from a JSON file ('-' for stdin)
                          instead of a state and question flags
-  -m, --model <name>     model alias or versioned id (default evalmodel-latest)
+  -m, --model <name>     model alias or versioned id (default evalmodel-latest), or a model
+                         folder in the transformers.js layout (an NLI cross-encoder; needs the
+                         optional package @xenova/transformers)
+      --manifest <file>  the model registry to use instead of the built-in one
+      --allow-remote     let a registry's hub ids be downloaded (default: offline)
       --backend <name>   tfjs backend: tensorflow, wasm or cpu (default: first that starts)
       --json             print the raw SystemOneResponse (and a 422 body on validation errors)
   -h, --help             show this help
@@ -48,6 +55,7 @@ Examples:
   evalmodel ask -f ticket.txt --choice "Which team?=shipping,billing,technical" \\
       --score "How upset is the customer?=calm,annoyed,upset,furious"
   echo '{"order": 42, "status": "lost"}' | evalmodel ask --json-state --noul "Is the order lost?" --json
+  evalmodel ask "The parcel arrived broken." --noul "Is the customer unhappy?" --model ./nli-deberta-v3-xsmall
 
 Exit status: 0 answered; 2 bad command line, invalid request (each 422 problem is printed
 with its location) or unknown model; 1 the model failed to load or run.
@@ -61,6 +69,8 @@ const OPTIONS = {
   choice: { type: 'string', multiple: true },
   score: { type: 'string', multiple: true },
   model: { type: 'string', short: 'm' },
+  manifest: { type: 'string' },
+  'allow-remote': { type: 'boolean' },
   backend: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -87,13 +97,34 @@ function parseJson(text: string, what: string): unknown {
 }
 
 /** Builds the request body from the command line, reading the state or request as needed. */
-async function buildRequest(argv: string[], io: CliIO): Promise<{ body: Record<string, unknown>; json: boolean; backend?: BackendName }> {
+/**
+ * The engine options that --model <folder>, --manifest and --allow-remote give, and the model
+ * name the request then uses (a folder's versioned id).
+ */
+function modelOptions(values: { model?: string | undefined; manifest?: string | undefined; 'allow-remote'?: boolean | undefined }): { config: EngineConfig; model: string | undefined } {
+  const config: EngineConfig = {};
+  if (values.manifest !== undefined) config.manifest = path.resolve(values.manifest);
+  if (values['allow-remote']) config.allowRemoteModels = true;
+  let model = values.model;
+  if (model !== undefined && existsSync(model) && statSync(model).isDirectory()) {
+    config.modelDir = path.resolve(model);
+    try {
+      model = modelDirId(config.modelDir);
+    } catch (error) {
+      throw new CliError(`cannot use model folder '${values.model}': ${(error as Error).message}`, EXIT.usage);
+    }
+  }
+  return { config, model };
+}
+
+async function buildRequest(argv: string[], io: CliIO): Promise<{ body: Record<string, unknown>; json: boolean; backend?: BackendName; config: EngineConfig }> {
   const { values, positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   if (values.backend !== undefined && !BACKENDS.includes(values.backend as BackendName)) {
     throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, not '${values.backend}'`, 'ask');
   }
   const backend = values.backend as BackendName | undefined;
-  const model = values.model ?? 'evalmodel-latest';
+  const { config, model: chosen } = modelOptions(values);
+  const model = chosen ?? 'evalmodel-latest';
   const flags: QuestionFlag[] = [];
   for (const token of tokens) {
     if (token.kind === 'option' && (token.name === 'noul' || token.name === 'choice' || token.name === 'score')) {
@@ -108,8 +139,8 @@ async function buildRequest(argv: string[], io: CliIO): Promise<{ body: Record<s
     const body = parseJson(await readSource(values.request, io, 'request file'), `request '${values.request}'`);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new UsageError('the --request file must hold a JSON object', 'ask');
     const withModel = body as Record<string, unknown>;
-    if (values.model !== undefined) withModel.model = values.model;
-    return { body: withModel, json: values.json ?? false, ...(backend ? { backend } : {}) };
+    if (chosen !== undefined) withModel.model = chosen;
+    return { body: withModel, json: values.json ?? false, config, ...(backend ? { backend } : {}) };
   }
 
   if (positionals.length > 1) {
@@ -124,7 +155,7 @@ async function buildRequest(argv: string[], io: CliIO): Promise<{ body: Record<s
   if (flags.length === 0) throw new UsageError('no questions: ask at least one with --noul, --choice or --score', 'ask');
 
   const state: State = values['json-state'] ? (parseJson(text, 'the state') as State) : text;
-  return { body: { state, model, questions: buildQuestions(flags) }, json: values.json ?? false, ...(backend ? { backend } : {}) };
+  return { body: { state, model, questions: buildQuestions(flags) }, json: values.json ?? false, config, ...(backend ? { backend } : {}) };
 }
 
 /** Runs `evalmodel ask`; resolves to the exit status. */
@@ -133,17 +164,20 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(help);
     return EXIT.ok;
   }
-  const { body, json, backend } = await buildRequest(argv, io);
+  const { body, json, backend, config: modelConfig } = await buildRequest(argv, io);
 
   // Checked against the registry before the weights load, so a typo fails at once.
-  const { ModelRegistry } = await import('../../registry/index.js');
-  if (typeof body.model === 'string') {
-    try {
-      ModelRegistry.load().resolve(body.model);
-    } catch (error) {
-      if (error instanceof UnknownModelError) throw new CliError(error.message, EXIT.usage);
-      throw error;
+  const { registryFor } = await import('../../engine/registry-config.js');
+  let known = false;
+  try {
+    const registry = registryFor(modelConfig);
+    if (typeof body.model === 'string') {
+      registry.resolve(body.model);
+      known = true;
     }
+  } catch (error) {
+    if (error instanceof UnknownModelError) throw new CliError(error.message, EXIT.usage);
+    throw new CliError(`cannot use the model registry: ${(error as Error).message}`, EXIT.usage);
   }
 
   const progress = startProgress(io.stderr, `Loading ${typeof body.model === 'string' ? body.model : 'the model'}…`);
@@ -152,7 +186,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   let backendName: string;
   try {
     const { createEngine } = await import('../../engine/engine.js');
-    const config: EngineConfig = backend ? { backend } : {};
+    // The requested model is the engine's default, so that an NLI model loads (or fails) here.
+    const config: EngineConfig = { ...modelConfig, ...(backend ? { backend } : {}), ...(known ? { defaultModel: body.model as string } : {}) };
     let engine;
     try {
       engine = await createEngine(config);

@@ -3,8 +3,9 @@
  * without loading any weights.
  * @module
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { EXIT } from '../errors.js';
+import { CliError, EXIT } from '../errors.js';
 import { wantsHelp } from '../help.js';
 import type { CliIO } from '../io.js';
 
@@ -19,8 +20,10 @@ with the versioned id each one resolves to. Versioned ids (evalmodel-<major>.<mi
 are accepted too, whether listed or not. Loads no weights.
 
 Options:
-      --json     print the ModelMetadataList body
-  -h, --help     show this help
+      --json              print the ModelMetadataList body
+      --model-dir <dir>   with the NLI model folder that 'serve --model-dir' adds
+      --manifest <file>   a model registry instead of the built-in one
+  -h, --help              show this help
 `;
 
 /** Runs `evalmodel models`; resolves to the exit status. */
@@ -29,9 +32,17 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(help);
     return EXIT.ok;
   }
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' } }, strict: true });
-  const { ModelRegistry } = await import('../../registry/index.js');
-  const registry = ModelRegistry.load();
+  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'model-dir': { type: 'string' }, manifest: { type: 'string' } }, strict: true });
+  const { registryFor } = await import('../../engine/registry-config.js');
+  let registry;
+  try {
+    registry = registryFor({
+      ...(values.manifest !== undefined ? { manifest: path.resolve(values.manifest) } : {}),
+      ...(values['model-dir'] !== undefined ? { modelDir: path.resolve(values['model-dir']) } : {}),
+    });
+  } catch (error) {
+    throw new CliError(`cannot use the model registry: ${(error as Error).message}`, EXIT.usage);
+  }
   const list = registry.list();
   if (values.json) {
     io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
