@@ -93,48 +93,67 @@ export function build(opts: BuildOptions): Built {
   const corpusOverlap: string[] = [];
   const seen = new Set<string>();
   const kept: Placed[] = [];
-  for (const p of placed) {
-    const c = p.case;
-    const corpus = c.source.startsWith('corpus/');
-    const problem = caseProblem(c);
-    if (problem !== null) {
-      if (corpus) throw new Error(`corpus case ${c.id} malformed: ${problem}`);
-      bump(dropped.malformed, c.source);
+  // Public and generated cases are checked by unit (a pair group, or one case): a group that
+  // loses a case loses all of them, so no pair is left with one side.
+  for (const unit of units(placed)) {
+    const source = unit[0]!.case.source;
+    if (source.startsWith('corpus/')) {
+      for (const p of unit) {
+        const problem = caseProblem(p.case);
+        if (problem !== null) throw new Error(`corpus case ${p.case.id} malformed: ${problem}`);
+        const hit = overlapOf(p.case, keys);
+        if (hit !== null) corpusOverlap.push(`${p.case.source} ${p.case.id}: ${hit}`);
+      }
+      kept.push(...unit);
       continue;
     }
-    const hit = overlapOf(c, keys);
-    if (hit !== null) {
-      if (corpus) {
-        corpusOverlap.push(`${c.source} ${c.id}: ${hit}`);
-      } else {
-        bump(dropped.overlap, c.source);
-        if (dropped.overlapExamples.length < 10) dropped.overlapExamples.push(`${c.source}: ${hit}`);
-        continue;
+    let reason: keyof Omit<Dropped, 'overlapExamples'> | null = null;
+    const dupKeys = unit.map((p) => normalizeText(JSON.stringify([p.case.state, p.case.questions])));
+    for (const p of unit) {
+      if (caseProblem(p.case) !== null) reason = 'malformed';
+      else {
+        const hit = overlapOf(p.case, keys);
+        if (hit !== null) {
+          reason = 'overlap';
+          if (dropped.overlapExamples.length < 10) dropped.overlapExamples.push(`${p.case.source}: ${hit}`);
+        }
       }
+      if (reason !== null) break;
     }
-    if (!corpus) {
-      const key = normalizeText(JSON.stringify([c.state, c.questions]));
-      if (seen.has(key)) {
-        bump(dropped.duplicate, c.source);
-        continue;
-      }
-      seen.add(key);
+    if (reason === null && dupKeys.some((k) => seen.has(k))) reason = 'duplicate';
+    if (reason !== null) {
+      for (const p of unit) bump(dropped[reason], p.case.source);
+      continue;
     }
-    kept.push(p);
+    for (const k of dupKeys) seen.add(k);
+    kept.push(...unit);
   }
   // A public state also held out is not trained on (the same text under another row id).
-  const heldOut = new Set(kept.filter((p) => p.split !== 'train' && !p.case.source.startsWith('corpus/')).map((p) => stateKey(p.case)));
+  const isCorpus = (p: Placed) => p.case.source.startsWith('corpus/');
+  const heldOut = new Set(kept.filter((p) => p.split !== 'train' && !isCorpus(p)).map((p) => stateKey(p.case)));
   const splits: Record<SplitName, DataCase[]> = { train: [], calib: [], test: [] };
   const bySplit: Record<SplitName, Placed[]> = { train: [], calib: [], test: [] };
-  for (const p of kept) {
-    if (p.split === 'train' && !p.case.source.startsWith('corpus/') && heldOut.has(stateKey(p.case))) {
-      bump(dropped.duplicate, p.case.source);
+  for (const unit of units(kept)) {
+    if (unit[0]!.split === 'train' && !isCorpus(unit[0]!) && unit.some((p) => heldOut.has(stateKey(p.case)))) {
+      for (const p of unit) bump(dropped.duplicate, p.case.source);
       continue;
     }
-    bySplit[p.split].push(p);
+    for (const p of unit) bySplit[p.split].push(p);
   }
   for (const s of ['train', 'calib', 'test'] as const) splits[s] = orderByGroup(bySplit[s].map((p) => p.case), randomFor(`order:${s}`));
   return { splits, dropped, measureFiles: files, corpusOverlap };
+}
+
+/** Cases grouped by split and pair group (a case without `pair` is its own unit), in first-seen order. */
+function units(placed: readonly Placed[]): Placed[][] {
+  const out = new Map<string, Placed[]>();
+  placed.forEach((p, i) => {
+    const key = p.case.pair !== undefined ? `${p.split}:${p.case.source}:${p.case.pair}` : `#${i}`;
+    const list = out.get(key);
+    if (list) list.push(p);
+    else out.set(key, [p]);
+  });
+  return [...out.values()];
 }
 
 function stateKey(c: DataCase): string {

@@ -11,6 +11,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { dataDir, repoRoot } from '../data.js';
 import { build } from './build.js';
+import { generatedCases } from './generated.js';
 import type { DataCase } from './types.js';
 
 function arg(name: string): string | undefined {
@@ -38,7 +39,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const out = outputDir();
   const sets = arg('--sets')?.split(',');
-  const built = build({ dataDir: dataDir(), log: (l) => console.log(l), ...(sets ? { sets } : {}) });
+  const generated = !process.argv.includes('--no-generated');
+  const built = build({ dataDir: dataDir(), log: (l) => console.log(l), ...(sets ? { sets } : {}), ...(generated ? { extra: () => generatedCases() } : {}) });
   mkdirSync(out, { recursive: true });
   for (const [name, cases] of Object.entries(built.splits)) {
     writeJsonl(path.join(out, `${name}.jsonl`), cases);
