@@ -51,8 +51,9 @@ export interface Dropped {
 export interface Built {
   splits: Record<SplitName, DataCase[]>;
   dropped: Dropped;
-  /** Measure-only files the overlap check read. */
+  /** Measure-only files the overlap check read, and their normalised units. */
   measureFiles: string[];
+  measureKeys: Set<string>;
   /** Corpus cases that overlap a measure-only set (kept, as the corpus is kept as written). */
   corpusOverlap: string[];
 }
@@ -141,7 +142,7 @@ export function build(opts: BuildOptions): Built {
     for (const p of unit) bySplit[p.split].push(p);
   }
   for (const s of ['train', 'calib', 'test'] as const) splits[s] = orderByGroup(bySplit[s].map((p) => p.case), randomFor(`order:${s}`));
-  return { splits, dropped, measureFiles: files, corpusOverlap };
+  return { splits, dropped, measureFiles: files, measureKeys: keys, corpusOverlap };
 }
 
 /** Cases grouped by split and pair group (a case without `pair` is its own unit), in first-seen order. */

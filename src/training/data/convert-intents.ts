@@ -33,7 +33,11 @@ function intentSet(set: string, rows: readonly Row[], opts: { oos?: string; scen
       const { question, gold } = optionSet({ gold: label, labels, exclude, none: true }, instructions, random);
       items.push({ question, gold });
     } else {
-      const { question, gold } = optionSet({ gold: label, labels }, instructions, random);
+      // Labels whose words occur in the text are always offered: the gold is then not the only
+      // option named in the state (a shortcut the report measures).
+      const padded = ` ${normalizeText(text)} `;
+      const prefer = labels.filter((l) => l !== label && padded.includes(` ${normalizeText(labelWords(l))} `));
+      const { question, gold } = optionSet({ gold: label, labels, prefer }, instructions, random);
       items.push({ question, gold });
     }
     if (opts.scenarios && random() < 0.3) {
@@ -123,11 +127,11 @@ export function goemotions(rows: readonly Row[]): Placed[] {
       const coarse = COARSE(label);
       const { question, gold } = optionSet({ gold: coarse, labels: ['positive', 'negative', 'neutral'], min: 3, max: 3, plain: true }, pick(CHOICE_INSTRUCTIONS.sentiment, random), random);
       items.push({ question, gold });
-    } else if (kind < 0.35 && label !== 'neutral') {
+    } else if (kind < 0.35 && label !== 'neutral' && !AMBIGUOUS.includes(label)) {
       // Yes for the row's emotion, or no for an emotion of the opposite polarity.
-      const opposite = POSITIVE.includes(label) ? NEGATIVE : NEGATIVE.includes(label) ? POSITIVE : null;
-      const yes = opposite === null || random() < 0.5;
-      const e = yes ? label : pick(opposite!, random);
+      const opposite = POSITIVE.includes(label) ? NEGATIVE : POSITIVE;
+      const yes = random() < 0.5;
+      const e = yes ? label : pick(opposite, random);
       items.push({ question: { type: 'noul', instructions: pick(EMOTION_NOUL, random)(e) }, gold: yes });
     } else {
       const exclude = new Set(CLOSE.find((g) => g.includes(label))?.filter((e) => e !== label) ?? []);

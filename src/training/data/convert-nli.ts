@@ -4,6 +4,7 @@
  * sentence), asking the hypotheses of each premise in the group; INFOTABS tables become JSON
  * object states. A premise joins a group only when no non-entailed hypothesis shares a content
  * word with another premise of the group: otherwise another premise could make a "no" true.
+ * Half of the neutral and contradiction rows are used, so that yes and no come in equal shares.
  * @module
  */
 import type { JsonObject } from '../../types.js';
@@ -36,6 +37,9 @@ interface Premise {
   /** Stems of each non-entailed hypothesis. */
   risky: Set<string>[];
 }
+
+/** Whether every content word of the hypothesis occurs in the premise. */
+const copied = (hypothesis: string, premise: Set<string>) => [...contentStems(hypothesis)].every((w) => premise.has(w));
 
 const disjoint = (a: Set<string>, b: Set<string>) => [...a].every((w) => !b.has(w));
 
@@ -77,6 +81,10 @@ function textNli(set: string, rows: readonly Row[], labelField = 'label'): Place
       const items: Item[] = group.flatMap((g) =>
         g.rows
           .filter((r) => ['entailment', 'neutral', 'contradiction'].includes(String(r[labelField])))
+          // Half of the neutral and contradiction hypotheses: yes and no in about equal shares;
+          // and half of the entailed ones made only of the premise's own words (nearly all of
+          // those are yes: a shortcut the report measures).
+          .filter((r) => (r[labelField] === 'entailment' ? !copied(String(r.hypothesis), g.stems) || random() < 0.5 : random() < 0.5))
           .map((r) => ({ question: claimQuestion(tidy(String(r.hypothesis)), false, random), gold: r[labelField] === 'entailment' })),
       );
       const orderedItems = shuffledBy(items, random);
@@ -110,7 +118,8 @@ export function infotabs(rows: readonly Row[]): Placed[] {
     const state = tableState(group[0]!.table as Record<string, unknown>);
     if (stateChars(state) > MAX_STATE_CHARS) continue;
     const s = split(String(group[0]!.split), tableId);
-    const items = shuffledBy(group, random).map((r) => ({ question: claimQuestion(tidy(String(r.hypothesis)), true, random), gold: r.label === 'entailment' }));
+    const kept = group.filter((r) => r.label === 'entailment' || random() < 0.5);
+    const items = shuffledBy(kept, random).map((r) => ({ question: claimQuestion(tidy(String(r.hypothesis)), true, random), gold: r.label === 'entailment' }));
     chunks(items, 5).forEach((part, k) => out.push(placed(s, makeCase(set, `${tableId}-${k}`, state, part))));
   }
   return out;

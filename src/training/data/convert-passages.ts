@@ -89,7 +89,9 @@ export function folio(rows: readonly Row[]): Placed[] {
     const state = listState(premises, random);
     if (stateChars(state) > MAX_STATE_CHARS) continue;
     const s = split(String(group[0]!.split), k);
-    chunks(group, 4).forEach((part, i) => {
+    // Half of the "unknown" conclusions, so that yes is not the minority answer.
+    const kept = group.filter((r) => r.label !== 'unknown' || random() < 0.5);
+    chunks(kept, 4).forEach((part, i) => {
       const items = part.map((r) => ({ question: claimQuestion(String(r.conclusion), false, random, 0.5), gold: r.label === 'true' }));
       out.push(placed(s, makeCase(set, `${part[0]!.id}-${i}`, state, items)));
     });

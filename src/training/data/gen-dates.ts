@@ -89,7 +89,7 @@ export function datePair(index: number, random: Random): DataCase[] {
   const e = pick(EVENTS, random);
   const deadline = randomDate(random);
   const gap = between(1, 40, random);
-  const early = random() < 0.2 ? deadline : addDays(deadline, -gap);
+  const onDeadline = random() < 0.2;
   const late = addDays(deadline, between(1, 40, random));
   const stateStyle = between(0, 4, random);
   const qStyle = random() < 0.5 ? stateStyle : between(0, 4, random);
@@ -99,6 +99,9 @@ export function datePair(index: number, random: Random): DataCase[] {
   const deadlineInState = random() < 0.35;
   const questions: Record<string, Question> = {};
   const golds: ((d: Date) => Gold)[] = [];
+  // The early date may fall on the deadline itself, except under a strict "before" (the gold
+  // would not flip).
+  let early = onDeadline ? deadline : addDays(deadline, -gap);
   if (deadlineInState) {
     const lateQ = random() < 0.4;
     questions.q1 = { type: 'noul', instructions: (lateQ ? pick(LATE, random) : pick(ON_TIME, random))(e) };
@@ -106,6 +109,7 @@ export function datePair(index: number, random: Random): DataCase[] {
   } else {
     const rel = pick(['before', 'by', 'after'] as const, random);
     questions.q1 = { type: 'noul', instructions: pick(PHRASES, random)(e, pick(REL_WORDS[rel], random), formatDate(deadline, qStyle), json ? field : null) };
+    if (rel === 'before' && onDeadline) early = addDays(deadline, -gap);
     golds.push((d) => holds(d, rel, deadline));
   }
   // A second date far from both: its gold is the same for both cases.

@@ -124,15 +124,19 @@ const Q: readonly Quantity[] = [
   ] },
 ];
 
-/** A round threshold inside the quantity's range. */
-function roundThreshold(lo: number, hi: number, random: Random): number {
+const roundTo = (v: number, dec: number) => Math.round(v * 10 ** dec) / 10 ** dec;
+
+/**
+ * A round threshold inside the quantity's range, with no more decimals than the quantity
+ * displays (so the threshold a question shows is the one its gold was computed with).
+ */
+function roundThreshold(lo: number, hi: number, decimals: number, random: Random): number {
   const t = lo + (0.15 + 0.7 * random()) * (hi - lo);
   const mag = 10 ** Math.floor(Math.log10(Math.max(Math.abs(t), 1)));
-  const step = pick([mag, mag / 2, mag / 4], random);
-  return Math.round(t / step) * step || step;
+  const step = Math.max(pick([mag, mag / 2, mag / 4], random), 10 ** -decimals);
+  return roundTo(Math.round(t / step) * step || step, decimals);
 }
 
-const roundTo = (v: number, dec: number) => Math.round(v * 10 ** dec) / 10 ** dec;
 
 type Phrase = (noun: string, cmp: string, t: string, field: string | null) => string;
 
@@ -176,22 +180,24 @@ function levelIn(v: number, bounds: readonly number[]): number {
 export function numberPair(index: number, random: Random): DataCase[] {
   const q = pick(Q, random);
   const unit = pick(q.units, random);
-  const t = roundThreshold(q.lo, q.hi, random);
+  const t = roundThreshold(q.lo, q.hi, q.decimals, random);
   const cmp = pick(['gt', 'ge', 'lt', 'le'] as const, random);
   // Two values on either side; now and then one sits exactly on the threshold.
   const spread = 0.03 + 0.4 * random();
   const minStep = 10 ** -q.decimals;
   let above = roundTo(Math.max(t + minStep, t * (1 + spread) + (t < 0 ? -t * 2 * spread : 0)), q.decimals);
   let below = roundTo(Math.min(t - minStep, t * (1 - spread) - (t < 0 ? -t * 2 * spread : 0)), q.decimals);
-  if (random() < 0.2) (random() < 0.5 ? (above = t) : (below = t));
+  // Now and then a value sits exactly on the threshold, on the side the comparison puts it
+  // ("at least 50" holds for 50, "over 50" does not), so that the gold still flips.
+  if (random() < 0.2) (cmp === 'ge' || cmp === 'lt' ? (above = t) : (below = t));
   if (below < q.lo && q.lo >= 0) below = roundTo(Math.max(q.lo, 0), q.decimals);
   if (below === above) return [];
   const json = random() < 0.45;
   const field = fieldName(q.field, random);
   const text = pick(q.texts, random);
-  const t2 = roundThreshold(q.lo, q.hi, random);
+  const t2 = roundThreshold(q.lo, q.hi, q.decimals, random);
   const cmp2 = pick(['gt', 'ge', 'lt', 'le'] as const, random);
-  const bounds = [...new Set([t, t2, roundThreshold(q.lo, q.hi, random)])].sort((a, b) => a - b);
+  const bounds = [...new Set([t, t2, roundThreshold(q.lo, q.hi, q.decimals, random)])].sort((a, b) => a - b);
   const withRubric = random() < 0.6 && bounds.length >= 2;
   const questions: Record<string, Question> = {
     q1: thresholdQuestion(q, unit, cmp, t, json ? field : null, random),

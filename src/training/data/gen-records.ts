@@ -96,7 +96,11 @@ export function fieldPair(index: number, random: Random): DataCase[] {
     base[fieldName(`${e.record} id`, random)] = recordId(e.record.slice(0, 3).toUpperCase(), random);
     questions.q1 = { type: 'noul', instructions: ask };
     golds.push((v) => truth.includes(String(v)));
-    const exact = pick(e.values, random);
+    // Half of the records also keep the value before the last change: a value named in the
+    // state that is not the answer (to the choice, or to a question about that value).
+    const previous = random() < 0.5 ? pick(e.values.filter((v) => v !== yesValue && v !== noValue), random) : null;
+    if (previous !== null) base[fieldName(`previous ${e.field}`, random)] = previous;
+    const exact = random() < 0.6 ? pick(previous !== null ? [yesValue, noValue, previous] : [yesValue, noValue], random) : pick(e.values, random);
     questions.q2 = { type: 'noul', instructions: pick([`Is ${ref(field)} "${exact}"?`, `Does ${ref(field)} equal "${exact}"?`, `Is the ${e.record}'s ${e.field} ${exact}?`], random) };
     golds.push((v) => v === exact);
     if (random() < 0.6) {
@@ -128,6 +132,9 @@ export function fieldPair(index: number, random: Random): DataCase[] {
 interface ListKind {
   name: string;
   field: string;
+  /** The list an item moves to in "moved" pairs (a name in the state that does not answer yes). */
+  other: string;
+  otherText: string;
   items: readonly string[];
   has: readonly ((x: string) => string)[];
   missing: readonly ((x: string) => string)[];
@@ -136,20 +143,20 @@ interface ListKind {
 }
 
 const LISTS: readonly ListKind[] = [
-  { name: 'attendees', field: 'attendees', items: PEOPLE, has: [(x) => `Is ${x} attending?`, (x) => `Is ${x} on the attendee list?`, (x) => `Will ${x} be at the meeting?`],
-    missing: [(x) => `Is ${x} missing from the attendee list?`, (x) => `Is ${x} not coming?`], count: 'How many people are attending?',
+  { name: 'attendees', field: 'attendees', other: 'declined', otherText: 'Declined', items: PEOPLE, has: [(x) => `Is ${x} attending?`, (x) => `Is ${x} among the attendees?`, (x) => `Will ${x} be at the meeting?`],
+    missing: [(x) => `Is ${x} missing from the attendee list?`, (x) => `Is ${x} not among the attendees?`], count: 'How many people are attending?',
     text: (l, r) => `Planning meeting on ${pick(['Monday', 'Thursday', 'Friday'], r)} at 10:00. Attendees: ${l}.` },
-  { name: 'allergies', field: 'allergies', items: ['peanuts', 'shellfish', 'gluten', 'milk', 'eggs', 'soy', 'sesame', 'tree nuts', 'penicillin', 'latex'],
-    has: [(x) => `Is the patient allergic to ${x}?`, (x) => `Does the record list an allergy to ${x}?`, (x) => `Is ${x} one of the recorded allergies?`],
-    missing: [(x) => `Is ${x} absent from the patient's allergies?`, (x) => `Is ${x} left off the list of allergies?`], count: 'How many allergies are recorded?',
+  { name: 'allergies', field: 'allergies', other: 'tolerated without reaction', otherText: 'Tested and tolerated', items: ['peanuts', 'shellfish', 'gluten', 'milk', 'eggs', 'soy', 'sesame', 'tree nuts', 'penicillin', 'latex'],
+    has: [(x) => `Is the patient allergic to ${x}?`, (x) => `Does the record list an allergy to ${x}?`, (x) => `Is ${x} among the allergies?`],
+    missing: [(x) => `Is ${x} absent from the patient's allergies?`, (x) => `Is ${x} not among the allergies?`], count: 'How many allergies are recorded?',
     text: (l, r) => `Patient ${person(r)}, admitted for a sprained ankle. Known allergies: ${l}.` },
-  { name: 'tags', field: 'tags', items: ['urgent', 'billing', 'bug', 'vip', 'refund', 'security', 'duplicate', 'feature request', 'outage', 'legal'],
-    has: [(x) => `Is the ticket tagged "${x}"?`, (x) => `Does the ticket carry the ${x} tag?`, (x) => `Has "${x}" been added to the tags?`],
-    missing: [(x) => `Is the "${x}" tag missing?`, (x) => `Is the ticket without the ${x} tag?`], count: 'How many tags does the ticket have?',
+  { name: 'tags', field: 'tags', other: 'removed tags', otherText: 'Tags removed earlier', items: ['urgent', 'billing', 'bug', 'vip', 'refund', 'security', 'duplicate', 'feature request', 'outage', 'legal'],
+    has: [(x) => `Is the ticket tagged "${x}"?`, (x) => `Does the ticket carry the ${x} tag?`, (x) => `Is "${x}" in the tags?`],
+    missing: [(x) => `Is the "${x}" tag missing?`, (x) => `Is "${x}" not in the tags?`], count: 'How many tags does the ticket have?',
     text: (l, r) => `Ticket ${recordId('T', r)} from ${person(r)}. Tags: ${l}.` },
-  { name: 'permissions', field: 'permissions', items: ['read', 'write', 'delete', 'admin', 'billing', 'export', 'invite users', 'manage keys'],
+  { name: 'permissions', field: 'permissions', other: 'revoked permissions', otherText: 'Revoked', items: ['read', 'write', 'delete', 'admin', 'billing', 'export', 'invite users', 'manage keys'],
     has: [(x) => `Does the user have the ${x} permission?`, (x) => `Does the user hold "${x}" access?`, (x) => `Is "${x}" among the granted permissions?`],
-    missing: [(x) => `Does the user lack the ${x} permission?`, (x) => `Is the ${x} permission withheld from this user?`], count: 'How many permissions are granted?',
+    missing: [(x) => `Does the user lack the ${x} permission?`, (x) => `Is ${x} not among the permissions?`], count: 'How many permissions are granted?',
     text: (l, r) => `Access review for ${person(r)}: granted permissions are ${l}.` },
 ];
 
@@ -179,9 +186,15 @@ export function listPair(index: number, random: Random): DataCase[] {
     ? { type: 'score', instructions: kind.count, criteria: COUNT_WORDS.slice(0, 8) }
     : { type: 'choice', instructions: kind.count, criteria: Object.fromEntries(shuffledBy(['1', '2', '3', '4', '5', '6'], random).map((n) => [n, null])) };
   const seed = Math.floor(random() * 2 ** 31);
+  // Half of the pairs move the item to the other list instead of removing it.
+  const moved = random() < 0.5;
+  const otherField = fieldName(kind.other, random);
   const order = random() < 0.5 ? [withIt, without] : [without, withIt];
   return order.map((list, k) => {
-    const state: State = json ? withDistractors({ [field]: list }, seeded(seed)) : kind.text(joinList(list), seeded(seed));
+    const elsewhere = moved && !list.includes(target) ? [target] : [];
+    let state: State;
+    if (json) state = withDistractors(elsewhere.length ? { [field]: list, [otherField]: elsewhere } : { [field]: list }, seeded(seed));
+    else state = kind.text(joinList(list), seeded(seed)) + (elsewhere.length ? ` ${kind.otherText}: ${target}.` : '');
     const present = list.includes(target);
     const gold: Record<string, Gold> = { q1: missingQ ? !present : present, q2: q2Present };
     if (withCount) gold.q3 = questions.q3!.type === 'score' ? list.length : String(list.length);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { dataDir, repoRoot } from '../data.js';
 import { build } from './build.js';
 import { generatedCases } from './generated.js';
+import { makeReport, reportMarkdown } from './report.js';
 import type { DataCase } from './types.js';
 
 function arg(name: string): string | undefined {
@@ -46,8 +47,12 @@ async function main(): Promise<void> {
     writeJsonl(path.join(out, `${name}.jsonl`), cases);
     console.log(`${name}: ${cases.length} cases, ${questionCount(cases)} questions`);
   }
-  console.log(`dropped: ${JSON.stringify(built.dropped)}`);
-  if (built.corpusOverlap.length) console.log(`corpus overlap (kept): ${built.corpusOverlap.length}\n  ${built.corpusOverlap.slice(0, 10).join('\n  ')}`);
+  const report = makeReport(built, built.measureKeys);
+  const markdown = reportMarkdown(report);
+  writeAtomic(path.join(out, 'report.json'), JSON.stringify(report, null, 1) + '\n');
+  writeAtomic(path.join(out, 'report.md'), markdown);
+  if (process.argv.includes('--report')) console.log(`\n${markdown}`);
+  if (report.overlap.remaining !== 0) throw new Error(`${report.overlap.remaining} written cases overlap a measure-only set`);
   console.log(`wrote ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

@@ -47,6 +47,8 @@ export interface OptionSpec {
   emotion?: boolean;
   /** Never add descriptions written from the label (labels that read badly in a sentence). */
   plain?: boolean;
+  /** Distractors always offered (when the option count allows). */
+  prefer?: readonly string[];
   /** Fewest and most options (inclusive); at most the labels available. */
   min?: number;
   max?: number;
@@ -57,7 +59,9 @@ export function optionSet(spec: OptionSpec, instructions: string | null, random:
   const others = spec.labels.filter((l) => l !== spec.gold && !spec.exclude?.has(l));
   const max = Math.min(spec.max ?? 40, others.length + 1);
   const n = between(Math.min(spec.min ?? 2, max), max, random);
-  const labels = spec.none ? sample(others, n - 1, random) : [spec.gold, ...sample(others, n - 1, random)];
+  const preferred = (spec.prefer ?? []).filter((l) => others.includes(l)).slice(0, n - 1);
+  const rest = sample(others.filter((l) => !preferred.includes(l)), n - 1 - preferred.length, random);
+  const labels = spec.none ? [...preferred, ...rest] : [spec.gold, ...preferred, ...rest];
   const noneName = spec.none || random() < 0.12 ? pick(NONE_OPTIONS, random) : null;
   const style = random();
   const describe = !spec.plain && random() < 0.35;

@@ -1,0 +1,67 @@
+/**
+ * `npm run data` against the shared data folder (skipped, with a message, when it is absent):
+ * zero overlap with the measure-only sets (`jevbench-sample/`, `external/`) in what a build
+ * produces and in the written output, and the corpus kept exactly as written in exactly the
+ * split `splitOf` gives.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { dataDir, loadCases, splitOf } from '../src/training/data.js';
+import { dataOutputDir, readDataSplit } from '../src/training/data/batches.js';
+import { build } from '../src/training/data/build.js';
+import { generatedCases } from '../src/training/data/generated.js';
+import { measureOnlyKeys, overlapOf, strings, units } from '../src/training/data/overlap.js';
+import type { DataCase } from '../src/training/data/types.js';
+
+const data = dataDir();
+const hasData = existsSync(path.join(data, 'public')) && existsSync(path.join(data, 'jevbench-sample')) && existsSync(path.join(data, 'external'));
+if (!hasData) console.warn(`[data-shared.test] shared data not found at ${data} (set EVALMODEL_DATA): overlap and corpus checks skipped`);
+const out = dataOutputDir();
+const hasOutput = existsSync(path.join(out, 'train.jsonl'));
+if (hasData && !hasOutput) console.warn(`[data-shared.test] no output in ${out}: run \`npm run data\` to check the written sets too; those checks skipped`);
+
+/** A case's overlap: any state, or a question outside the corpus (the corpus keeps its wording). */
+function overlaps(c: DataCase, keys: ReadonlySet<string>): boolean {
+  if (strings(c.state).flatMap(units).some((u) => keys.has(u))) return true;
+  return !c.source.startsWith('corpus/') && overlapOf(c, keys) !== null;
+}
+
+describe.skipIf(!hasData)('npm run data on the shared data', () => {
+  const { keys } = hasData ? measureOnlyKeys(data) : { keys: new Set<string>() };
+
+  it('reads the measure-only sets', () => {
+    expect(keys.size).toBeGreaterThan(3000);
+  });
+
+  it('a build of some sets has zero overlap with the measure-only sets', () => {
+    const built = build({ dataDir: data, sets: ['folio', 'fool_me_twice', 'poem_sentiment', 'strategyqa'], extra: () => generatedCases({ numbers: 200, fields: 200 }) });
+    const all = Object.values(built.splits).flat();
+    expect(all.length).toBeGreaterThan(5000);
+    expect(all.filter((c) => overlaps(c, keys)).map((c) => c.id)).toEqual([]);
+  }, 120_000);
+
+  it.skipIf(!hasOutput)('the written sets have zero overlap with the measure-only sets', () => {
+    const bad: string[] = [];
+    for (const split of ['train', 'calib', 'test'] as const) for (const c of readDataSplit(split, out)) if (overlaps(c, keys)) bad.push(c.id);
+    expect(bad).toEqual([]);
+  }, 300_000);
+
+  it.skipIf(!hasOutput)('the written sets hold every corpus case unchanged, in the split splitOf gives', () => {
+    const corpus = new Map(loadCases(path.join(data, 'train')).map((c) => [c.id, c]));
+    let seen = 0;
+    for (const split of ['train', 'calib', 'test'] as const)
+      for (const c of readDataSplit(split, out)) {
+        if (!c.source.startsWith('corpus/')) continue;
+        seen++;
+        const file = c.source.slice('corpus/'.length);
+        const original = corpus.get(c.id)!;
+        expect(original.file).toBe(file);
+        expect(split).toBe(splitOf({ file, id: c.id }));
+        expect(c.state).toEqual(original.state);
+        expect(c.questions).toEqual(original.questions);
+        expect(c.gold).toEqual(original.gold);
+      }
+    expect(seen).toBe(corpus.size);
+  }, 300_000);
+});
