@@ -197,7 +197,10 @@ export function numberPair(index: number, random: Random): DataCase[] {
   const text = pick(q.texts, random);
   const t2 = roundThreshold(q.lo, q.hi, q.decimals, random);
   const cmp2 = pick(['gt', 'ge', 'lt', 'le'] as const, random);
-  const bounds = [...new Set([t, t2, roundThreshold(q.lo, q.hi, q.decimals, random)])].sort((a, b) => a - b);
+  // Range boundaries: the thresholds, kept only when at least 8% of the scale apart.
+  const bounds = [t, t2, roundThreshold(q.lo, q.hi, q.decimals, random)]
+    .sort((a, b) => a - b)
+    .filter((b, i, all) => i === 0 || b - all[i - 1]! >= 0.08 * (q.hi - q.lo));
   const withRubric = random() < 0.6 && bounds.length >= 2;
   const questions: Record<string, Question> = {
     q1: thresholdQuestion(q, unit, cmp, t, json ? field : null, random),

@@ -62,7 +62,7 @@ export function optionSet(spec: OptionSpec, instructions: string | null, random:
   const preferred = (spec.prefer ?? []).filter((l) => others.includes(l)).slice(0, n - 1);
   const rest = sample(others.filter((l) => !preferred.includes(l)), n - 1 - preferred.length, random);
   const labels = spec.none ? [...preferred, ...rest] : [spec.gold, ...preferred, ...rest];
-  const noneName = spec.none || random() < 0.12 ? pick(NONE_OPTIONS, random) : null;
+  const noneName = spec.none || random() < 0.12 ? pick(spec.emotion ? NONE_OPTIONS.filter((o) => !/intent|scope/.test(o)) : NONE_OPTIONS, random) : null;
   const style = random();
   const describe = !spec.plain && random() < 0.35;
   const criteria: Record<string, Content | null> = {};

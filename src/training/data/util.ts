@@ -73,6 +73,8 @@ export function tidy(text: string): string {
     .replace(/\( /g, '(')
     .replace(/ (n't|'s|'re|'ve|'ll|'d|'m)\b/g, '$1')
     .replace(/``|''/g, '"')
+    // MultiNLI's CSV quoting leaves runs of double quotes.
+    .replace(/"{2,}/g, '"')
     .trim();
 }
 
