@@ -141,6 +141,14 @@ export function build(opts: BuildOptions): Built {
     }
     for (const p of unit) bySplit[p.split].push(p);
   }
+  // Some sets repeat row ids (HWU64's cross-validation files, a few MultiNLI rows): case ids are
+  // made unique with a counter, in build order, so they stay stable from run to run.
+  const ids = new Map<string, number>();
+  for (const p of kept) {
+    const n = ids.get(p.case.id) ?? 0;
+    ids.set(p.case.id, n + 1);
+    if (n > 0) p.case.id = `${p.case.id}~${n + 1}`;
+  }
   for (const s of ['train', 'calib', 'test'] as const) splits[s] = orderByGroup(bySplit[s].map((p) => p.case), randomFor(`order:${s}`));
   return { splits, dropped, measureFiles: files, measureKeys: keys, corpusOverlap };
 }

@@ -118,7 +118,10 @@ export function infotabs(rows: readonly Row[]): Placed[] {
     const state = tableState(group[0]!.table as Record<string, unknown>);
     if (stateChars(state) > MAX_STATE_CHARS) continue;
     const s = split(String(group[0]!.split), tableId);
-    const kept = group.filter((r) => r.label === 'entailment' || random() < 0.5);
+    const tableStems = contentStems(JSON.stringify(state));
+    // As for text: half of the non-entailed rows, and half of the entailed ones made only of
+    // the table's own words.
+    const kept = group.filter((r) => (r.label === 'entailment' ? !copied(String(r.hypothesis), tableStems) || random() < 0.5 : random() < 0.5));
     const items = shuffledBy(kept, random).map((r) => ({ question: claimQuestion(tidy(String(r.hypothesis)), true, random), gold: r.label === 'entailment' }));
     chunks(items, 5).forEach((part, k) => out.push(placed(s, makeCase(set, `${tableId}-${k}`, state, part))));
   }
