@@ -4,7 +4,6 @@
  * produces and in the written output, and the corpus kept exactly as written in exactly the
  * split `splitOf` gives.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dataDir, loadCases, splitOf } from '../src/training/data.js';
@@ -13,13 +12,13 @@ import { build } from '../src/training/data/build.js';
 import { generatedCases } from '../src/training/data/generated.js';
 import { measureOnlyKeys, overlapOf, strings, units } from '../src/training/data/overlap.js';
 import type { DataCase } from '../src/training/data/types.js';
+import { metGroup } from './prerequisites.js';
 
 const data = dataDir();
-const hasData = existsSync(path.join(data, 'public')) && existsSync(path.join(data, 'jevbench-sample')) && existsSync(path.join(data, 'external'));
-if (!hasData) console.warn(`[data-shared.test] shared data not found at ${data} (set EVALMODEL_DATA): overlap and corpus checks skipped`);
 const out = dataOutputDir();
-const hasOutput = existsSync(path.join(out, 'train.jsonl'));
-if (hasData && !hasOutput) console.warn(`[data-shared.test] no output in ${out}: run \`npm run data\` to check the written sets too; those checks skipped`);
+// When absent, test/report-skips.ts says so before the run (one line each, with the reason).
+const hasData = metGroup('test/data-shared.test.ts (');
+const hasOutput = metGroup("test/data-shared.test.ts 'the written sets'");
 
 /** Lets vitest's worker answer its RPC during long loops (the machine may be busy). */
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -6,12 +6,19 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { dataDir } from '../src/training/data.js';
+import { dataOutputDir } from '../src/training/data/batches.js';
 
 /** Debian's Chromium, driven by playwright-core in test/site.test.ts (no browser is downloaded). */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The shared training data (EVALMODEL_DATA, else ../shared/data): not part of the repository. */
 export const TRAIN_DATA = path.join(dataDir(), 'train');
+
+/** The public and measure-only sets that test/data-shared.test.ts checks `npm run data` against. */
+export const SHARED_SETS = ['public', 'jevbench-sample', 'external'].map((d) => path.join(dataDir(), d));
+
+/** What `npm run data` wrote (EVALMODEL_CACHE_DATA, else .cache/data): checked when present. */
+export const DATA_OUTPUT = path.join(dataOutputDir(), 'train.jsonl');
 
 /** A group of tests that needs something, and why it skips when that is absent. */
 export interface Prerequisite {
@@ -32,6 +39,16 @@ export function prerequisites(): Prerequisite[] {
       met: existsSync(TRAIN_DATA),
       why: `no training data at ${TRAIN_DATA} (set EVALMODEL_DATA to the folder holding train/; the data is not part of the repository)`,
     },
+    {
+      group: "test/data-shared.test.ts (npm run data against the shared public and measure-only sets)",
+      met: SHARED_SETS.every((d) => existsSync(d)),
+      why: `no ${SHARED_SETS.filter((d) => !existsSync(d)).join(', ')} (set EVALMODEL_DATA; the data is not part of the repository)`,
+    },
+    {
+      group: "test/data-shared.test.ts 'the written sets' (zero overlap, ids, corpus kept, in the output of npm run data)",
+      met: SHARED_SETS.every((d) => existsSync(d)) && existsSync(DATA_OUTPUT),
+      why: SHARED_SETS.every((d) => existsSync(d)) ? `no ${DATA_OUTPUT}: run \`npm run data\` first (or set EVALMODEL_CACHE_DATA)` : 'no shared data (see above)',
+    },
   ];
 }
 
@@ -39,4 +56,9 @@ export function prerequisites(): Prerequisite[] {
 export function met(file: 'site' | 'training'): boolean {
   const p = prerequisites().find((x) => x.group.startsWith(`test/${file}.test.ts`));
   return p?.met ?? false;
+}
+
+/** Whether the prerequisite of the group whose name starts with `prefix` is met. */
+export function metGroup(prefix: string): boolean {
+  return prerequisites().find((x) => x.group.startsWith(prefix))?.met ?? false;
 }
