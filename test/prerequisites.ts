@@ -5,13 +5,16 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { dataDir } from '../src/training/data.js';
+import { dataDir, repoRoot } from '../src/training/data.js';
 
 /** Debian's Chromium, driven by playwright-core in test/site.test.ts (no browser is downloaded). */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The shared training data (EVALMODEL_DATA, else ../shared/data): not part of the repository. */
 export const TRAIN_DATA = path.join(dataDir(), 'train');
+
+/** The reader model's shipped weights (issue 15): the plain-question threshold is asserted once they exist. */
+export const READER_WEIGHTS = path.join(repoRoot(), 'weights', 'reader-1.13.0.json');
 
 /** A group of tests that needs something, and why it skips when that is absent. */
 export interface Prerequisite {
@@ -31,6 +34,11 @@ export function prerequisites(): Prerequisite[] {
       group: "test/training.test.ts 'training data' (reads the shared training data)",
       met: existsSync(TRAIN_DATA),
       why: `no training data at ${TRAIN_DATA} (set EVALMODEL_DATA to the folder holding train/; the data is not part of the repository)`,
+    },
+    {
+      group: "test/plain-questions.test.ts 'the default model with the shipped weights' (asserts 95% right)",
+      met: existsSync(READER_WEIGHTS),
+      why: `no reader weights at ${READER_WEIGHTS} yet: the late-interaction heads are known to fail the plain questions, so the test reports their count and skips until the reader model ships`,
     },
   ];
 }
