@@ -112,8 +112,11 @@ export function countPairs(pairs: readonly Matched[]): PairCounts {
 const dist = (p: readonly number[]): string => `[${p.map((x) => x.toFixed(2)).join(' ')}]`;
 
 function summaryBlock(a: BenchResult, b: BenchResult, lines: string[]): void {
+  // Counts as integers, milliseconds to one decimal, the rest to three.
+  const fmt = (metric: string, x: number | null | undefined) =>
+    x === undefined || x === null || Number.isNaN(x) ? '   -  ' : metric === 'n' ? String(x).padStart(6) : metric.endsWith('ms') ? x.toFixed(1).padStart(6) : f3(x);
   const row = (name: string, metric: string, x: number | null | undefined, y: number | null | undefined) =>
-    lines.push(`${name.padEnd(8)} ${metric.padEnd(9)} ${f3(x)}  ${f3(y)}  ${x === undefined || y === undefined || x === null || y === null ? '' : f3(y - x)}`);
+    lines.push(`${name.padEnd(8)} ${metric.padEnd(9)} ${fmt(metric, x)}  ${fmt(metric, y)}  ${x === undefined || y === undefined || x === null || y === null ? '' : fmt(metric, y - x)}`);
   lines.push('type     metric      A       B      B-A');
   const names = [...new Set([...Object.keys(a.byType), ...Object.keys(b.byType)]), 'pooled'];
   for (const name of names) {
