@@ -7,18 +7,23 @@
  *   node dist/bench/accuracy/run.js <file-or-folder>... [--model NAME] [--limit N]
  *        [--model-dir DIR] [--manifest FILE]
  *        [--split test|calib|train] [--no-consistency] [--perms 5] [--json out.json]
- *   node dist/bench/accuracy/run.js --compare a.json b.json
+ *   node dist/bench/accuracy/run.js --compare a.json b.json [--examples 5]
+ *   node dist/bench/accuracy/run.js --compare old-folder/ new-folder/
  *
  * `--model-dir` measures an NLI model folder (transformers.js layout; its id is the default
  * model then), `--manifest` uses another model registry.
  *
  * Without inputs it runs the shared data's jevbench-sample (EVALMODEL_DATA or ../shared/data).
  *
+ * `--json` writes the summaries and every scored question's answer (ids, type, gold index,
+ * distribution; no texts); `--compare` puts two such results side by side, question by question
+ * (see compare.ts). Two folders compare their same-named files, one set each.
+ *
  * `--split` keeps only that part of the seeded split of the training corpus (see
  * src/training/data.ts). `--limit N` keeps a seeded sample of N cases (in file order).
  * @module
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -27,6 +32,9 @@ import { modelDirId } from '../../src/engine/registry-config.js';
 import { dataDir, goldIndex, loadCases, rng, shuffled, splitOf, type Case, type SplitName } from '../../src/training/data.js';
 import type { Answer, Question, Questions } from '../../src/types.js';
 import { percentile, summarise, type Scored, type Summary } from './metrics.js';
+import { compareInputs, f3, round4, toJson, type QuestionRecord } from './compare.js';
+
+export type { QuestionRecord };
 
 export interface Consistency {
   choiceFlipRate: number;
@@ -50,6 +58,12 @@ export interface BenchResult {
   byFile: Record<string, Summary>;
   latencyMs: { p50: number; p95: number; perQuestionMean: number };
   consistency?: Consistency;
+  /**
+   * Every scored question's answer (ids, type, gold index and the distribution rounded to 4
+   * decimals; no state or question text), so that `--compare` can match old and new answers
+   * question by question. Absent in results written before it was recorded.
+   */
+  questions?: QuestionRecord[];
 }
 
 /** An answer as a distribution over the question's outcomes, in outcome order. */
@@ -80,6 +94,7 @@ function permuteChoice(q: Extract<Question, { type: 'choice' }>, random: () => n
 /** Runs one set of cases through the engine. */
 export async function runBench(engine: Engine, cases: readonly Case[], opts: { model: string; consistency: boolean; perms: number; label: string; inputs: string[] }): Promise<BenchResult> {
   const scored: Scored[] = [];
+  const records: QuestionRecord[] = [];
   const latencies: number[] = [];
   let questionsAsked = 0;
   const flips: number[] = [];
@@ -95,7 +110,9 @@ export async function runBench(engine: Engine, cases: readonly Case[], opts: { m
       const q = c.questions[qid]!;
       const gi = goldIndex(q, g);
       if (gi < 0) continue;
-      scored.push({ type: q.type, probs: distribution(q, res.answers[qid]!), gold: gi, file: c.file });
+      const probs = distribution(q, res.answers[qid]!);
+      scored.push({ type: q.type, probs, gold: gi, file: c.file });
+      records.push({ file: c.file, case: c.id, q: qid, type: q.type, gold: gi, p: probs.map(round4) });
     }
     if (!opts.consistency) continue;
     // Variants of every question, asked together (answers are independent of each other).
@@ -168,10 +185,9 @@ export async function runBench(engine: Engine, cases: readonly Case[], opts: { m
           },
         }
       : {}),
+    questions: records,
   };
 }
-
-const f3 = (x: number | null | undefined) => (x === undefined || x === null || Number.isNaN(x) ? '   -  ' : x.toFixed(3).padStart(6));
 
 function summaryRows(r: BenchResult): [string, Summary][] {
   return [...Object.entries(r.byType), ['pooled', r.pooled]];
@@ -195,29 +211,6 @@ export function formatTable(r: BenchResult): string {
   return lines.join('\n');
 }
 
-export function formatCompare(a: BenchResult, b: BenchResult): string {
-  const lines = [`A: ${a.label} (${a.model}, ${a.date})`, `B: ${b.label} (${b.model}, ${b.date})`, 'type     metric      A       B      B-A'];
-  const row = (name: string, metric: string, x: number | null | undefined, y: number | null | undefined) =>
-    lines.push(`${name.padEnd(8)} ${metric.padEnd(9)} ${f3(x)}  ${f3(y)}  ${x === undefined || y === undefined || x === null || y === null ? '' : f3(y - x)}`);
-  const names = [...new Set([...Object.keys(a.byType), ...Object.keys(b.byType)]), 'pooled'];
-  for (const name of names) {
-    const x = name === 'pooled' ? a.pooled : a.byType[name];
-    const y = name === 'pooled' ? b.pooled : b.byType[name];
-    for (const m of ['n', 'accuracy', 'brier', 'ece', 'goldProb', 'spearman'] as const) {
-      if (x?.[m] === undefined && y?.[m] === undefined) continue;
-      row(name, m, x?.[m], y?.[m]);
-    }
-  }
-  row('latency', 'p50 ms', a.latencyMs.p50, b.latencyMs.p50);
-  row('latency', 'p95 ms', a.latencyMs.p95, b.latencyMs.p95);
-  if (a.consistency || b.consistency) {
-    row('consist', 'flip', a.consistency?.choiceFlipRate, b.consistency?.choiceFlipRate);
-    row('consist', 'noulsym', a.consistency?.noulSymmetry, b.consistency?.noulSymmetry);
-    row('consist', 'mirror', a.consistency?.scoreMirroring, b.consistency?.scoreMirroring);
-  }
-  return lines.join('\n');
-}
-
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -232,12 +225,13 @@ async function main(): Promise<void> {
       json: { type: 'string' },
       compare: { type: 'boolean', default: false },
       label: { type: 'string' },
+      examples: { type: 'string', default: '5' },
     },
   });
   if (values.compare) {
-    const [a, b] = positionals.map((p) => JSON.parse(readFileSync(p, 'utf8')) as BenchResult);
-    if (!a || !b) throw new Error('--compare needs two JSON result files');
-    console.log(formatCompare(a, b));
+    const [a, b] = positionals;
+    if (!a || !b || positionals.length !== 2) throw new Error('--compare needs two JSON result files (or two folders of them)');
+    console.log(compareInputs(a, b, Number(values.examples)));
     return;
   }
   if (positionals.length === 0) {
@@ -267,7 +261,7 @@ async function main(): Promise<void> {
   const result = await runBench(engine, cases, { model, consistency: !values['no-consistency'], perms: Number(values.perms), label, inputs: positionals });
   await engine.close();
   console.log(formatTable(result));
-  if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');
+  if (values.json) writeFileSync(values.json, toJson(result));
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
