@@ -1,0 +1,137 @@
+/**
+ * The exact-answer stage alone (no encoder): over case files, how often it fires, by category,
+ * and how often its decided outcome is the gold one where it fires.
+ *
+ *   node dist/bench/accuracy/exact.js [<file-or-folder>...] [--split test|calib|train] [--fit] [--misses N] [--json out.json]
+ *
+ * Without inputs it reads the shared data's jevbench-sample. `--fit` prints the smoothed
+ * precision per question type, the values of src/exact/calibration.ts (run it on the calib
+ * split only). `--misses N` prints up to N questions where the stage fired and disagreed with
+ * the gold, to read (never to fit rules to a measure-only set).
+ * @module
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { exactAnswer, type Query } from '../../src/exact/index.js';
+import type { Value } from '../../src/exact/fields.js';
+import { dataDir, goldIndex, loadCases, splitOf, type SplitName } from '../../src/training/data.js';
+import type { Question, State } from '../../src/types.js';
+import { distribution } from './run.js';
+
+/** A coarse name for what the stage computed. */
+export function category(query: Query | undefined, question: Question): string {
+  if (!query) return 'none';
+  const side = (k: string) => k;
+  switch (query.kind) {
+    case 'compare': {
+      const kinds = [query.left.kind, query.right.kind];
+      if (kinds.includes('date')) return 'date';
+      if (kinds.includes('agg')) return 'list';
+      if (kinds.includes('text')) return 'equality';
+      if (kinds.includes('label')) return 'named number';
+      return kinds.every((k) => k === 'ref') ? 'two fields' : 'number';
+    }
+    case 'between':
+      return 'number';
+    case 'within':
+    case 'calendar':
+      return 'date';
+    case 'is':
+      return 'equality';
+    case 'quant':
+      return 'list';
+    case 'value':
+      return `${question.type} ${side(query.of.kind === 'agg' || query.of.kind === 'share' ? 'list' : 'value')}`;
+  }
+}
+
+interface Tally {
+  fired: number;
+  correct: number;
+}
+
+export interface ExactBench {
+  inputs: string[];
+  split?: string;
+  questions: Record<string, number>;
+  byCategory: Record<string, Tally>;
+  byType: Record<string, Tally>;
+}
+
+/** A short rendering of a bound value. */
+function show(v: Value): string {
+  switch (v.kind) {
+    case 'number':
+      return `${v.q.value} ${v.q.dim}`;
+    case 'date':
+      return v.d.text;
+    case 'boolean':
+      return String(v.b);
+    case 'string':
+      return JSON.stringify(v.s);
+    case 'list':
+      return `[${v.items.length} items]`;
+    default:
+      return v.kind;
+  }
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { split: { type: 'string' }, fit: { type: 'boolean', default: false }, misses: { type: 'string', default: '0' }, json: { type: 'string' } },
+  });
+  if (positionals.length === 0) {
+    const sample = path.join(dataDir(), 'jevbench-sample');
+    if (!existsSync(sample)) {
+      console.error(`no shared data at ${dataDir()}; set EVALMODEL_DATA or name case files`);
+      process.exitCode = 2;
+      return;
+    }
+    positionals.push(sample);
+  }
+  let cases = positionals.flatMap((p) => loadCases(p));
+  if (values.split) cases = cases.filter((c) => splitOf(c) === (values.split as SplitName));
+  const result: ExactBench = { inputs: positionals, ...(values.split ? { split: values.split } : {}), questions: {}, byCategory: {}, byType: {} };
+  const misses: string[] = [];
+  const bump = (table: Record<string, Tally>, key: string, ok: boolean) => {
+    const t = (table[key] ??= { fired: 0, correct: 0 });
+    t.fired++;
+    if (ok) t.correct++;
+  };
+  for (const c of cases) {
+    for (const [qid, gold] of Object.entries(c.gold)) {
+      const q = c.questions[qid]!;
+      const gi = goldIndex(q, gold);
+      if (gi < 0) continue;
+      result.questions[q.type] = (result.questions[q.type] ?? 0) + 1;
+      const out = exactAnswer(c.state as State, q);
+      if (!out.answer) continue;
+      const probs = distribution(q, out.answer);
+      const top = probs.indexOf(Math.max(...probs));
+      const ok = top === gi;
+      bump(result.byCategory, category(out.explanation.query, q), ok);
+      bump(result.byType, q.type, ok);
+      if (!ok && misses.length < Number(values.misses)) {
+        misses.push(`${c.file ?? ''} ${c.id} ${qid}: ${JSON.stringify(out.explanation.text)} gold ${JSON.stringify(gold)}; bound ${out.explanation.bound.map((b) => `${b.from} = ${show(b.value)}`).join(', ')}`);
+      }
+    }
+  }
+  const f3 = (x: number) => (Number.isNaN(x) ? '  -  ' : x.toFixed(3));
+  console.log(`exact stage on ${positionals.join(' ')}${values.split ? ` [${values.split}]` : ''}: ${cases.length} cases, questions ${JSON.stringify(result.questions)}`);
+  console.log('category            fired  correct  precision');
+  for (const [name, t] of [...Object.entries(result.byCategory).sort(), ...Object.entries(result.byType).map(([k, v]) => [`all ${k}`, v] as [string, Tally])]) {
+    console.log(`${name.padEnd(18)} ${String(t.fired).padStart(6)} ${String(t.correct).padStart(8)}  ${f3(t.correct / t.fired)}`);
+  }
+  if (values.fit) {
+    const fit = Object.fromEntries(['noul', 'choice', 'score'].map((t) => [t, Number((((result.byType[t]?.correct ?? 0) + 1) / ((result.byType[t]?.fired ?? 0) + 2)).toFixed(3))]));
+    console.log(`fitted EXACT_PROBABILITY: ${JSON.stringify(fit)}`);
+  }
+  for (const m of misses) console.log(`miss: ${m}`);
+  if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  await main();
+}
