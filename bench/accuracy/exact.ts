@@ -5,7 +5,7 @@
  *   node dist/bench/accuracy/exact.js [<file-or-folder>...] [--split test|calib|train] [--fit] [--misses N] [--json out.json]
  *
  * Without inputs it reads the shared data's jevbench-sample. `--fit` prints the smoothed
- * precision per question type, the values of src/exact/calibration.ts (run it on the calib
+ * precision pooled over question types, the value of src/exact/calibration.ts (run it on the calib
  * split only). `--misses N` prints up to N questions where the stage fired and disagreed with
  * the gold, to read (never to fit rules to a measure-only set).
  * @module
@@ -125,8 +125,8 @@ async function main(): Promise<void> {
     console.log(`${name.padEnd(18)} ${String(t.fired).padStart(6)} ${String(t.correct).padStart(8)}  ${f3(t.correct / t.fired)}`);
   }
   if (values.fit) {
-    const fit = Object.fromEntries(['noul', 'choice', 'score'].map((t) => [t, Number((((result.byType[t]?.correct ?? 0) + 1) / ((result.byType[t]?.fired ?? 0) + 2)).toFixed(3))]));
-    console.log(`fitted EXACT_PROBABILITY: ${JSON.stringify(fit)}`);
+    const all = Object.values(result.byType).reduce((s, t) => ({ fired: s.fired + t.fired, correct: s.correct + t.correct }), { fired: 0, correct: 0 });
+    console.log(`fitted EXACT_PROBABILITY (pooled, add-one): ${((all.correct + 1) / (all.fired + 2)).toFixed(3)} from ${all.correct}/${all.fired}`);
   }
   for (const m of misses) console.log(`miss: ${m}`);
   if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');

@@ -161,10 +161,15 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
         v = { kind: 'number', q };
         from = `"${op.phrase}" -> state text "${ctx.state.slice(Math.max(0, q.start - 40), q.end)}"`;
       } else {
-        const leaf = bindLabel(ctx.state, op.phrase, (l) => {
-          const lv = readValue(l.value, l.keys[l.keys.length - 1]);
-          return other.kind === 'number' ? lv.kind === 'number' && compatible(lv.q.dim, other.q.dim) : lv.kind === 'date';
-        });
+        const leaf = bindLabel(
+          ctx.state,
+          op.phrase,
+          (l) => {
+            const lv = readValue(l.value, l.keys[l.keys.length - 1]);
+            return other.kind === 'number' ? lv.kind === 'number' && compatible(lv.q.dim, other.q.dim) : lv.kind === 'date';
+          },
+          other.kind === 'date' ? DATE_WORDS : NUMBER_WORDS,
+        );
         if (!leaf) return undefined;
         v = readValue(leaf.value, leaf.keys[leaf.keys.length - 1]);
         from = `"${op.phrase}" -> \`${leaf.path}\``;
@@ -199,6 +204,10 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
   if (v) trace.push({ from, value: v });
   return v;
 }
+
+/** Words that name the kind of a field, not which one: "the departure date" is `departure`. */
+const DATE_WORDS: ReadonlySet<string> = new Set(['date', 'time', 'day', 'datetime', 'timestamp', 'at', 'on']);
+const NUMBER_WORDS: ReadonlySet<string> = new Set(['figure']);
 
 const fixed = (op: Operand) => op.kind === 'const' || op.kind === 'date' || op.kind === 'text';
 

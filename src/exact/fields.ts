@@ -164,16 +164,20 @@ export function phraseWords(phrase: string): string[] {
  * the phrase. Leaves inside arrays are never bound by name; several matches, or none, give
  * undefined. `accept` filters candidates by value kind.
  */
-export function bindLabel(root: unknown, phrase: string, accept: (leaf: Leaf) => boolean): Leaf | undefined {
-  const words = phraseWords(phrase);
+export function bindLabel(root: unknown, phrase: string, accept: (leaf: Leaf) => boolean, generic: ReadonlySet<string> = new Set()): Leaf | undefined {
+  const words = phraseWords(phrase).filter((w) => !generic.has(w));
   if (words.length === 0 || words.length > 6) return undefined;
+  // Words of the top-level keys name what the whole record is ("cart_id": "the cart total" is `total`).
+  const context = new Set(isObject(root) ? Object.keys(root).flatMap(keyWords).map(stem) : []);
   const found: Leaf[] = [];
   for (const leaf of leaves(root)) {
     if (leaf.inArray || leaf.keys.length === 0 || !accept(leaf)) continue;
     const all = new Set(leaf.keys.flatMap(keyWords).map(stem));
-    const own = keyWords(leaf.keys[leaf.keys.length - 1]!).filter((w) => !unitOf(w)).map(stem);
+    const own = keyWords(leaf.keys[leaf.keys.length - 1]!).filter((w) => !unitOf(w) && !generic.has(w)).map(stem);
     if (own.length === 0) continue;
-    if (words.every((w) => all.has(w) || unitOf(w) !== undefined) && own.every((w) => words.includes(w))) found.push(leaf);
+    const named = words.filter((w) => all.has(w) || unitOf(w) !== undefined);
+    const extra = words.filter((w) => !named.includes(w));
+    if (named.length > 0 && extra.every((w) => context.has(w) && !all.has(w)) && extra.length <= 1 && own.every((w) => words.includes(w))) found.push(leaf);
   }
   return found.length === 1 ? found[0] : undefined;
 }

@@ -104,7 +104,7 @@ function decide(state: State, question: Question, bound: Bound[]): ExactOutcome 
     if (!query) return abstain('the wording is not one of the exact forms', { text });
     const result = evaluateQuery(query, ctx, bound);
     if (typeof result !== 'boolean') return abstain('an operand did not bind to the state, or the operands do not compare', { text, query });
-    const p = EXACT_PROBABILITY.noul;
+    const p = EXACT_PROBABILITY;
     return { answer: noulAnswer(result ? p : 1 - p), explanation: { answered: true, text, query, bound, result } };
   }
 
@@ -117,13 +117,13 @@ function decide(state: State, question: Question, bound: Bound[]): ExactOutcome 
     const keys = Object.keys(criteria);
     const match = matchOutcome(keys.map((k) => ({ name: k, description: criteria[k] })), value);
     if (!match) return abstain('the options do not single out the value', { text, query });
-    const answer = choiceAnswer(keys, spread(keys.length, match.index, EXACT_PROBABILITY.choice));
+    const answer = choiceAnswer(keys, spread(keys.length, match.index, EXACT_PROBABILITY));
     return { answer, explanation: { answered: true, text, query, bound, result: { index: match.index, key: keys[match.index]! } } };
   }
   const levels = Array.isArray(question.criteria) ? question.criteria : [];
   const match = matchOutcome(levels.map((description) => ({ description })), value);
   if (!match) return abstain('the levels do not single out the value', { text, query });
-  const answer = scoreAnswer(levels, spread(levels.length, match.index, EXACT_PROBABILITY.score));
+  const answer = scoreAnswer(levels, spread(levels.length, match.index, EXACT_PROBABILITY));
   return { answer, explanation: { answered: true, text, query, bound, result: { index: match.index, key: String(match.index) } } };
 }
 

@@ -32,7 +32,8 @@ const COMPARATORS: [string, Cmp][] = [
   ['later than', 'gt'], ['earlier than', 'lt'], ['prior to', 'lt'],
   ['less than', 'lt'], ['fewer than', 'lt'], ['lower than', 'lt'], ['smaller than', 'lt'], ['shorter than', 'lt'],
   ['the same as', 'eq'], ['identical to', 'eq'], ['equal to', 'eq'], ['equals', 'eq'], ['equal', 'eq'], ['match', 'eq'], ['matches', 'eq'],
-  ['exceeds', 'gt'], ['exceeded', 'gt'], ['exceed', 'gt'], ['reaches', 'ge'], ['reached', 'ge'], ['reach', 'ge'],
+  ['meets or exceeds', 'ge'], ['meet or exceed', 'ge'], ['exceeds', 'gt'], ['exceeded', 'gt'], ['exceed', 'gt'], ['reaches', 'ge'], ['reached', 'ge'], ['reach', 'ge'],
+  ['meets', 'ge'], ['meet', 'ge'], ['exactly', 'eq'],
   ['above', 'gt'], ['over', 'gt'], ['below', 'lt'], ['under', 'lt'], ['before', 'lt'], ['after', 'gt'],
   ['>=', 'ge'], ['<=', 'le'], ['!=', 'ne'], ['==', 'eq'], ['≥', 'ge'], ['≤', 'le'], ['≠', 'ne'], ['>', 'gt'], ['<', 'lt'], ['=', 'eq'],
 ];
@@ -46,7 +47,7 @@ const CMP_OF = new Map(COMPARATORS);
 
 /** Prefixes and suffixes that frame a statement to check without changing it. */
 const FRAME_PREFIX = /^(?:is it true that|is it the case that|true or false:?|yes or no:?|statement to check:|statement:|check:|check whether|verify(?: that)?:?|answer yes if|confirm(?: that)?:?)\s+/i;
-const FRAME_SUFFIX = /\s*(?:[.,;:]?\s*(?:correct|right|true|yes or no|true or false)\?|\(yes\/no\))$/i;
+const FRAME_SUFFIX = /\s*(?:[.,;:]\s*(?:correct|right|true|yes or no|true or false)\?|\(yes\/no\))$/i;
 
 /** Negation words; the bounds listed in COMPARATORS and "no entry of" are removed before this test. */
 const NEGATION = /\b(?:not|no|never|none|nothing|neither|nor|cannot|without|lacks?|fails?|unless)\b|n't\b/i;
@@ -108,7 +109,7 @@ function constantOrRef(text: string, allowWord: boolean): Operand | undefined {
 /** A left-hand operand: a reference, or a plain noun phrase naming a field. */
 function subject(text: string): Operand | undefined {
   const t = text.trim().replace(AUX, '').replace(COPULA, '').trim();
-  const r = ref(t);
+  const r = ref(t) ?? ref(t.replace(/\s+(?:[a-z]+ed|taken|made|sent|paid|done|held|given|seen|written|shown|set|come|become)$/i, ''));
   if (r !== undefined) return refOperand(r);
   if (!/^(?:the |its |their )?[a-z][a-z0-9 '’\-%()]*$/i.test(t) || /[`"]/.test(t) || COMPOUND.test(t)) return undefined;
   if (t.split(/\s+/).length > 7) return undefined;
@@ -148,7 +149,8 @@ const QUANT_RE = new RegExp(
   String.raw`^(?:(?:does|do|is there|are there)\s+)?(any|some|every|each|all|all the|all of the|no|none of the)\s+(?:single\s+)?${ITEM}\s+(?:of|in)\s+\x60([^\x60]+)\x60\s+(?:that\s+)?(?:has|have|with|whose|where)\s+\x60([^\x60]+)\x60\s+(.+)$`,
   'i',
 );
-const COUNT_NOUL_RE = /^(?:are there|is there|does .*? (?:have|contain|list|hold))\s+(.+?)\s+(?:[a-z]+\s+){0,2}(?:in|of|within)\s+`([^`]+)`$/i;
+const BOUND = String.raw`(?:at least|at most|more than|fewer than|less than|exactly|over|under|no more than|no fewer than|no less than)`;
+const COUNT_NOUL_RE = new RegExp(String.raw`^(?:are there|is there)\s+(${BOUND}\s+\S+|\S+\s+or\s+(?:more|fewer|less))\s+(?:[a-z]+\s+){0,2}(?:in|of|within)\s+\x60([^\x60]+)\x60$`, 'i');
 const COUNT_VALUE_RE = new RegExp(
   String.raw`^(?:how many|count(?: the)?|the number of)\s+(?:of the\s+)?${ITEM}\s+(?:are there\s+)?(?:in|of)\s+\x60([^\x60]+)\x60(?:\s+(?:that\s+)?(?:have|has|with|whose|where)\s+\x60([^\x60]+)\x60\s+(.+))?$`,
   'i',
@@ -208,6 +210,13 @@ export function parseNoul(text: string): Query | undefined {
   if (isValue) {
     const left = refOperand(isValue[1]!);
     return left ? { kind: 'compare', left, cmp: 'eq', right: { kind: 'text', s: unquote(isValue[2]!)! } } : undefined;
+  }
+
+  // "Is `env` set to staging?": a bare value after "set to" (not a bare word alone: "Is `plan` premium?" may describe rather than name).
+  const setTo = /^(?:(?:is|was)\s+)?`([^`]+)`\s+(?:(?:is|was)\s+)?set to\s+([a-z0-9][\w\- ]{0,30})$/i.exec(t);
+  if (setTo && !COMPOUND.test(setTo[2]!)) {
+    const left = refOperand(setTo[1]!);
+    return left ? { kind: 'compare', left, cmp: 'eq', right: constantOrRef(setTo[2]!, true)! } : undefined;
   }
 
   const within = /^(?:is|was|did|does)\s+`([^`]+)`\s+(?:[a-z]+\s+)?within\s+(.+?)\s+(days?|weeks?|months?)\s+(?:of|after|from)\s+`([^`]+)`$/i.exec(t);

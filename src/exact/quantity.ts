@@ -119,7 +119,7 @@ export function unitOf(word: string): UnitDef | undefined {
 
 const ONES: Record<string, number> = {
   zero: 0, none: 0, one: 1, a: 1, an: 1, single: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, dozen: 12,
+  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
 };
 const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
 const SCALES: Record<string, number> = { hundred: 100, thousand: 1e3, k: 1e3, million: 1e6, mn: 1e6, m: 1e6, billion: 1e9, bn: 1e9, b: 1e9 };
@@ -148,6 +148,8 @@ export function writtenNumber(words: readonly string[]): { value: number; used: 
     } else if (one !== undefined && !(w === 'none' && seen)) {
       if ((w === 'a' || w === 'an') && !['dozen', 'hundred', 'thousand', 'million', 'billion'].includes(words[i + 1] ?? '')) break;
       current += one;
+    } else if (w === 'dozen') {
+      current = (current || 1) * 12;
     } else if (seen && (w === 'hundred' || w === 'thousand' || w === 'million' || w === 'billion')) {
       const scale = SCALES[w]!;
       if (scale === 100) current *= 100;
@@ -246,7 +248,8 @@ export function parseQuantity(phrase: string): Quantity | undefined {
   const text = phrase.trim().replace(/[.,;:!?]+$/, '').trim();
   if (text === '') return undefined;
   const found = findQuantities(text);
-  if (found.length === 1 && found[0]!.start === 0 && found[0]!.end === text.length) return found[0];
+  const only = found.length === 1 ? found[0]! : undefined;
+  if (only && only.start === 0 && only.end === text.length) return { value: only.value, dim: only.dim, factor: only.factor ?? 1, text: only.text };
   // Written-out: "two weeks", "a dozen", "five thousand dollars", "half an hour".
   const lower = text.toLowerCase();
   if (/^half an? (hour|day|kilogram|kilo|mile|minute)$/.test(lower)) {
