@@ -149,10 +149,22 @@ describe('yes/no questions the data decides', () => {
     expect(yes(text, 'Is the opening balance above $600?')).toBe(true);
     expect(yes(text, 'Is the utilities payment under $100?')).toBeUndefined();
     expect(yes(text, 'Is the rent more than $2,000?')).toBe(false);
+    expect(yes('Incident review. Total customer impact: 46 minutes.', 'Customer impact lasted longer than 45 minutes.')).toBe(true);
     // A unitless question number never binds in text.
     expect(yes('Sixty of our users are affected.', 'Does the account have more than 50 user seats?')).toBeUndefined();
     // Two different values under the same label: abstain.
     expect(yes('The total was $500, later corrected: the total is $450.', 'Is the total above $480?')).toBeUndefined();
+  });
+
+  it('counts a noun in a text state only in a sentence with the question\'s other words', () => {
+    expect(yes('We asked four suppliers. Three quotes were received by Friday.', 'Were more than two quotes received?')).toBe(true);
+    expect(yes('We received 3 quotes.', 'Were at least 5 quotes received?')).toBe(false);
+    // The sentence with the count does not say "received".
+    expect(yes('Three quotes were rejected. Others are pending.', 'Were more than two quotes received?')).toBeUndefined();
+    // Two different counts, a total over mentions, or a JSON state: abstain.
+    expect(yes('We received 3 quotes on Monday and 2 quotes on Tuesday.', 'Were more than two quotes received?')).toBeUndefined();
+    expect(yes('We received 3 quotes.', 'Were more than two quotes received in total?')).toBeUndefined();
+    expect(yes({ quotes: 3 }, 'Were more than two quotes received?')).toBeUndefined();
   });
 
   it('abstains on negations, arithmetic, hypotheticals and unknown references', () => {

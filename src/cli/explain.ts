@@ -6,12 +6,13 @@
  */
 import { explainExact, type ExactExplanation } from '../exact/index.js';
 import type { Value } from '../exact/fields.js';
+import { BASE_UNIT } from '../exact/quantity.js';
 import type { Question, State } from '../types.js';
 
 function show(v: Value): string {
   switch (v.kind) {
     case 'number':
-      return `${v.q.value} (${v.q.dim})`;
+      return `${v.q.value}${BASE_UNIT[v.q.dim] ? ` ${BASE_UNIT[v.q.dim]}` : ''} (${v.q.dim})`;
     case 'date':
       return v.d.text;
     case 'boolean':

@@ -8,4 +8,4 @@
  * reading, which does not depend on the question's type.
  * @module
  */
-export const EXACT_PROBABILITY = 0.96;
+export const EXACT_PROBABILITY = 0.966;

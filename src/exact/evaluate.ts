@@ -9,7 +9,7 @@ import { addMonths, compareDates, daysBetween, weekday, type DateValue } from '.
 import { bindLabel, lastKey, readValue, resolve, type Value } from './fields.js';
 import { comparable, compatible } from './quantity.js';
 import type { Cmp, ItemCond, Operand, Query } from './query.js';
-import { bindText } from './text-binding.js';
+import { bindCounted, bindText } from './text-binding.js';
 
 /** What the operands are bound against. */
 export interface Context {
@@ -150,6 +150,14 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
       if (!r || r.many) return undefined;
       v = readValue(r.value, lastKey(op.ref));
       from = `\`${op.ref}\``;
+      break;
+    }
+    case 'counted': {
+      if (typeof ctx.state !== 'string') return undefined;
+      const n = bindCounted(ctx.state, op.noun, op.context);
+      if (n === undefined) return undefined;
+      v = { kind: 'number', q: { value: n, dim: 'count', factor: 1, text: String(n) } };
+      from = `"${op.noun}" counted in the state text`;
       break;
     }
     case 'label': {

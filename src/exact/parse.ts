@@ -17,7 +17,8 @@
  */
 import { parseDate } from './dates.js';
 import { monthOf, WEEKDAYS } from './dates.js';
-import { parseQuantity } from './quantity.js';
+import { phraseWords, stem } from './fields.js';
+import { parseDigits, parseQuantity, unitOf, writtenNumber } from './quantity.js';
 import type { AggFn, Cmp, ItemCond, Operand, Query } from './query.js';
 
 /** Comparator phrases, longest first so that "at least" wins over "least"-free prefixes. */
@@ -56,7 +57,10 @@ const NEGATION = /\b(?:not|no|never|none|nothing|neither|nor|cannot|without|lack
 const COMPOUND = /\b(?:and|or|plus|minus|times|combined|together|sum|average|mean|median|each|per|every|all|any|both|either|half|twice|double|triple|difference|ratio|if|than|since|when|while|until|after|before|would|could|should|might|still|ever|also|only|least|most|first|last|latest|earliest|highest|lowest|new|old|previous|next|other|another|who|which|whose|where|what|how|there|it|they|he|she|we|you|i)\b/i;
 
 const AUX = /^(?:is|are|was|were|does|do|did|has|have|had|will|shall)\s+/i;
-const COPULA = /\s+(?:is|are|was|were|be|been|stands at|sits|came in|comes in|come|came|fall|falls|fell|go|goes|went|get|gets|got)$/i;
+const COPULA = /\s+(?:is|are|was|were|be|been|stands at|sits|came in|comes in|come|came|fall|falls|fell|go|goes|went|get|gets|got|lasted|lasts|took|takes|weighed|weighs|measured|measures|totalled|totaled|totals|amounted to|amounts to|came to|comes to|cost|costs|ran|runs)$/i;
+
+/** Function words that a counted noun's context need not repeat. */
+const STOP = new Set(['in', 'at', 'to', 'by', 'from', 'with', 'on', 'for', 'of', 'be', 'been', 'being']);
 
 const ITEM = String.raw`(?:elements?|entr(?:y|ies)|items?|records?|rows?|objects?|members?)`;
 
@@ -174,6 +178,28 @@ function normalise(text: string, forValue: boolean): string | undefined {
   return t;
 }
 
+/**
+ * "Were more than two quotes received?", "Are there 6 or more people in the booking?": a count
+ * of a noun against a number, for text states (the words after the noun must share the
+ * counted number's sentence).
+ */
+function countedComparison(t: string): Query | undefined {
+  const m = new RegExp(String.raw`^(?:were|was|are|is|did|do|does|has|have|had|will)\s+(?:there\s+)?(${BOUND})\s+(.+)$`, 'i').exec(rewritePostfix(t));
+  if (!m) return undefined;
+  const words = m[2]!.toLowerCase().split(/\s+/);
+  const digits = parseDigits(words[0]!);
+  const written = digits === undefined ? writtenNumber(words) : undefined;
+  const n = digits ?? written?.value;
+  const used = digits !== undefined ? 1 : (written?.used ?? 0);
+  const noun = words[used];
+  // "in total", "overall": a sum over several mentions, not one count.
+  const rest = words.slice(used).join(' ');
+  if (n === undefined || noun === undefined || !/^[a-z]+$/.test(noun) || unitOf(noun) || COMPOUND.test(rest) || /\b(?:total|altogether|overall|cumulative|so far|in all)\b/.test(rest)) return undefined;
+  const context = phraseWords(words.slice(used + 1).join(' ')).filter((w) => !STOP.has(w));
+  const cmp = CMP_OF.get(m[1]!.toLowerCase())!;
+  return { kind: 'compare', left: { kind: 'counted', noun: stem(noun), context }, cmp, right: { kind: 'const', q: { value: n, dim: 'count', factor: 1, text: String(n) } } };
+}
+
 /** Reads a yes/no question; undefined when its wording is not one of the exact forms. */
 export function parseNoul(text: string): Query | undefined {
   const t = normalise(text, false);
@@ -249,6 +275,9 @@ export function parseNoul(text: string): Query | undefined {
     }
     return undefined;
   }
+
+  const counted = countedComparison(t);
+  if (counted) return counted;
 
   const between = /^(.+?)\s+between\s+(.+?)\s+and\s+(.+)$/i.exec(t);
   if (between) {

@@ -7,8 +7,9 @@
  * kilogram never compares with a day.
  *
  * A dimension is `count` when no unit is written; currencies are one dimension per currency
- * (`money:USD`), plus `money:?` for a bare "dollars"-less amount whose currency only a field
- * name can tell (see `compatible`).
+ * (`money:USD`, `money:EUR`, `money:GBP`), so dollars never compare with euros. A count
+ * compares with any dimension, in the other side's written unit (see `comparable`): a field
+ * `total_eur: 1250` asked about "100" compares euros.
  * @module
  */
 
@@ -110,7 +111,7 @@ const UNITS: Record<string, UnitDef> = {
 };
 
 /** Unit of a dimension's base, for explanations. */
-export const BASE_UNIT: Record<string, string> = { mass: 'g', length: 'm', time: 's', speed: 'km/h', data: 'B', temp: '°C', percent: '%' };
+export const BASE_UNIT: Readonly<Record<string, string>> = { mass: 'g', length: 'm', time: 's', speed: 'km/h', data: 'B', temp: '°C', percent: '%' };
 
 /** Looks a unit word up (lower case), or undefined. */
 export function unitOf(word: string): UnitDef | undefined {

@@ -25,6 +25,8 @@ export type Operand =
   | { kind: 'ref'; ref: string }
   /** A field or a text-state number named by the question's words. */
   | { kind: 'label'; phrase: string }
+  /** In a text state: the one number counting `noun` ("3 quotes", "sixty users") in a sentence holding every `context` word. */
+  | { kind: 'counted'; noun: string; context: string[] }
   /** A number with its unit. */
   | { kind: 'const'; q: Quantity }
   /** A date constant. */

@@ -8,10 +8,10 @@
  * @module
  */
 import { phraseWords, stem } from './fields.js';
-import { findQuantities, type FoundQuantity } from './quantity.js';
+import { findQuantities, parseDigits, writtenNumber, type FoundQuantity } from './quantity.js';
 
 /** Words before a number that may hold its label. */
-const WINDOW = 6;
+const WINDOW = 10;
 
 /** Sentence or clause ends that a label never crosses. */
 const BOUNDARY = /[.;!?\n]\s|[.;!?\n]$|\n/g;
@@ -47,4 +47,31 @@ export function bindText(text: string, phrase: string, dim: string): FoundQuanti
   const c = textCandidates(text, phrase, dim);
   if (c.length === 0) return undefined;
   return c.every((q) => q.value === c[0]!.value) ? c[0] : undefined;
+}
+
+/** Words that follow a number without being what it counts. */
+const NOT_COUNTED = new Set(['of', 'and', 'or', 'to', 'in', 'on', 'at', 'for', 'per', 'a', 'an', 'the', 'more', 'less', 'than', 'times']);
+
+/**
+ * The one count of `noun` in a text state: numbers written with digits or words ("3 quotes",
+ * "sixty users") directly followed by the noun, in a sentence that holds every context word.
+ * Several candidates bind only when they agree.
+ */
+export function bindCounted(text: string, noun: string, context: readonly string[]): number | undefined {
+  if (NOT_COUNTED.has(noun)) return undefined;
+  const values = new Set<number>();
+  for (const sentence of text.split(/[.;!?\n]+(?:\s|$)/)) {
+    const words = sentence.toLowerCase().split(/[^a-z0-9,.%$-]+/).map((w) => w.replace(/[,.]$/, '')).filter((w) => w !== '');
+    const stems = words.map(stem);
+    for (let i = 0; i < words.length; i++) {
+      const digits = parseDigits(words[i]!);
+      const written = digits === undefined && words[i] !== 'a' && words[i] !== 'an' ? writtenNumber(words.slice(i, i + 6)) : undefined;
+      const value = digits ?? written?.value;
+      const next = i + (digits !== undefined ? 1 : (written?.used ?? 1));
+      if (value === undefined || stems[next] !== noun) continue;
+      if (!context.every((w) => stems.includes(w))) continue;
+      values.add(value);
+    }
+  }
+  return values.size === 1 ? [...values][0] : undefined;
 }
