@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, createEnginePool, type Engine, type Questions } from '../src/index.js';
 import { EXACT_PROBABILITY } from '../src/exact/index.js';
+import { hasTransformers, removeTinyModels, tinyModel } from './nli-helpers.js';
 
 const workerExecArgv = ['--import', new URL('./pool-ts-register.mjs', import.meta.url).href];
 
@@ -63,6 +64,24 @@ describe('exact stage in the engine', () => {
       expect(pool.stats().exact).toEqual({ enabled: true, answered: 3, abstained: 2 });
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe.skipIf(!hasTransformers)('exact stage with an NLI model (tiny random model, no network)', () => {
+  it('answers what the data decides exactly; the NLI model answers the rest and counts usage for all', async () => {
+    const folder = tinyModel({ maxLength: 256 });
+    const [on, off] = await Promise.all([createEngine({ modelDir: folder, defaultModel: 'evalmodel-nli' }), createEngine({ modelDir: folder, defaultModel: 'evalmodel-nli', exact: false })]);
+    try {
+      const [a, b] = await Promise.all([on.evaluate(ORDER, QUESTIONS), off.evaluate(ORDER, QUESTIONS)]);
+      expect(a.answers.small).toEqual({ type: 'noul', noul: 1 - EXACT_PROBABILITY });
+      expect(a.answers.unhappy).toEqual(b.answers.unhappy);
+      expect(a.answers.team).toEqual(b.answers.team);
+      expect(a.usage).toEqual(b.usage);
+      expect(on.stats().exact).toMatchObject({ enabled: true, answered: 3, abstained: 2 });
+    } finally {
+      await Promise.all([on.close(), off.close()]);
+      removeTinyModels();
     }
   });
 });
