@@ -44,6 +44,7 @@ export const PAGES = [
   { file: 'questions.md', nav: 'The three question types', section: 'Guide' },
   { file: 'instructions.md', nav: 'Structured instructions', section: 'Guide' },
   { file: 'probabilities.md', nav: 'Probabilities and confidence', section: 'Guide' },
+  { file: 'exact-answers.md', nav: 'Exact answers', section: 'Guide' },
   { file: 'performance.md', nav: 'Caching and performance', section: 'Guide' },
   { file: 'architecture.md', nav: 'How it works', section: 'Guide' },
   { file: 'choosing-a-model.md', nav: 'Choosing a model', section: 'Guide' },

@@ -22,6 +22,7 @@ export { createEnginePool, type EnginePoolConfig } from './engine/pool.js';
 export { validateRequest, tokenBudgetErrors, type ValidationResult } from './validation/index.js';
 export { renderQuestion, renderState, type RenderedQuestion } from './canonical/index.js';
 export { choiceConfidence, scoreConfidence } from './heads/index.js';
+export { exactAnswer, explainExact, EXACT_PROBABILITY, type ExactExplanation, type ExactOutcome, type Query } from './exact/index.js';
 export * from './limits.js';
 
 let shared: Promise<Engine> | null = null;

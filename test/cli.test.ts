@@ -169,6 +169,20 @@ describe('evalmodel ask', () => {
     expect(JSON.parse(b.stdout)).toEqual(JSON.parse(a.stdout));
   });
 
+  it('--explain shows what the exact stage read, bound and computed; --no-exact leaves every question to the model', () => {
+    const state = JSON.stringify({ total_eur: 1250, status: 'open' });
+    const r = cli(['ask', '--json-state', state, '--noul', 'Is `total_eur` below 100?', '--noul', 'Is the customer happy?', '--explain']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Is `total_eur` below 100?: answered exactly');
+    expect(r.stdout).toContain('bound  `total_eur` = 1250 (money:EUR)');
+    expect(r.stdout).toContain('result false');
+    expect(r.stdout).toMatch(/Is the customer happy\?: left to the model \(/);
+    const on = JSON.parse(cli(['ask', '--json-state', state, '--noul', 'Is `total_eur` below 100?', '--json']).stdout) as SystemOneResponse;
+    const off = JSON.parse(cli(['ask', '--json-state', state, '--noul', 'Is `total_eur` below 100?', '--json', '--no-exact']).stdout) as SystemOneResponse;
+    expect(on.answers['Is `total_eur` below 100?']).toEqual({ type: 'noul', noul: expect.closeTo(0.04, 1) });
+    expect(off.answers['Is `total_eur` below 100?']).not.toEqual(on.answers['Is `total_eur` below 100?']);
+  });
+
   it('keeps repeated and escaped question flags apart', () => {
     const r = cli(['ask', 'hello', '--noul', 'Is it a greeting?', '--noul', 'Is it a greeting?', '--choice', 'Kind?=hi\\, there,bye', '--json']);
     expect(r.status, r.stderr).toBe(0);

@@ -6,7 +6,7 @@
  *
  *   node dist/bench/accuracy/run.js <file-or-folder>... [--model NAME] [--limit N]
  *        [--model-dir DIR] [--manifest FILE]
- *        [--split test|calib|train] [--no-consistency] [--perms 5] [--json out.json]
+ *        [--split test|calib|train] [--no-consistency] [--perms 5] [--no-exact] [--json out.json]
  *   node dist/bench/accuracy/run.js --compare a.json b.json [--examples 5]
  *   node dist/bench/accuracy/run.js --compare old-folder/ new-folder/
  *
@@ -64,6 +64,8 @@ export interface BenchResult {
    * question by question. Absent in results written before it was recorded.
    */
   questions?: QuestionRecord[];
+  /** The exact-answer stage's counters over the run (consistency variants included). */
+  exact?: { enabled: boolean; answered: number; abstained: number };
 }
 
 /** An answer as a distribution over the question's outcomes, in outcome order. */
@@ -168,6 +170,7 @@ export async function runBench(engine: Engine, cases: readonly Case[], opts: { m
     cases: cases.length,
     machine: `${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, node ${process.version}`,
     backend: stats.backend,
+    exact: stats.exact,
     date: new Date().toISOString(),
     byType,
     pooled: summarise(scored),
@@ -202,6 +205,7 @@ export function formatTable(r: BenchResult): string {
     lines.push(`${name.padEnd(7)} ${String(s.n).padStart(5)} ${f3(s.accuracy)} ${f3(s.uniform)}  ${f3(s.brier)} ${f3(s.ece)} ${f3(s.goldProb)} ${f3(s.spearman)}`);
   }
   lines.push(`latency per request p50 ${r.latencyMs.p50.toFixed(0)} ms, p95 ${r.latencyMs.p95.toFixed(0)} ms; mean per question ${r.latencyMs.perQuestionMean.toFixed(1)} ms`);
+  if (r.exact) lines.push(`exact stage ${r.exact.enabled ? 'on' : 'off'}: answered ${r.exact.answered}, left to the model ${r.exact.abstained} (consistency variants included)`);
   const c = r.consistency;
   if (c) {
     lines.push(
@@ -226,6 +230,7 @@ async function main(): Promise<void> {
       compare: { type: 'boolean', default: false },
       label: { type: 'string' },
       examples: { type: 'string', default: '5' },
+      'no-exact': { type: 'boolean', default: false },
     },
   });
   if (values.compare) {
@@ -256,8 +261,8 @@ async function main(): Promise<void> {
     ...(values.manifest ? { manifest: path.resolve(values.manifest) } : {}),
   };
   const model = values.model ?? (modelConfig.modelDir ? modelDirId(modelConfig.modelDir) : 'evalmodel-latest');
-  const engine = await createEngine({ ...modelConfig, defaultModel: model });
-  const label = values.label ?? `${positionals.join(' ')}${values.split ? ` [${values.split}]` : ''}${values.limit ? ` [limit ${values.limit}]` : ''}`;
+  const engine = await createEngine({ ...modelConfig, defaultModel: model, exact: !values['no-exact'] });
+  const label = values.label ?? `${positionals.join(' ')}${values.split ? ` [${values.split}]` : ''}${values.limit ? ` [limit ${values.limit}]` : ''}${values['no-exact'] ? ' [no exact]' : ''}`;
   const result = await runBench(engine, cases, { model, consistency: !values['no-consistency'], perms: Number(values.perms), label, inputs: positionals });
   await engine.close();
   console.log(formatTable(result));

@@ -38,6 +38,11 @@ export interface EngineConfig {
   allowRemoteModels?: boolean;
   /** transformers.js' download cache folder for hub ids (default: its own). */
   transformersCacheDir?: string;
+  /**
+   * Answer questions that the state's data decides (numbers, dates, fields) exactly, before the
+   * model (docs/exact-answers.md). Default true; false sends every question to the model.
+   */
+  exact?: boolean;
 }
 
 /** Per-call options. */
@@ -76,6 +81,8 @@ export interface EngineStats {
   stateEncodes: number;
   /** Encoder passes over question text; for an NLI cross-encoder, premise/hypothesis pairs run. */
   questionEncodes: number;
+  /** The exact-answer stage: whether it is on, questions it answered, questions it left to the model. */
+  exact: { enabled: boolean; answered: number; abstained: number };
   /** The cross-request state cache. */
   cache: CacheStats;
 }

@@ -5,12 +5,13 @@
  * @module
  */
 import path from 'node:path';
-import { flattenWhitespace, renderQuestion, renderState } from '../canonical/index.js';
+import { flattenWhitespace, renderQuestion, renderState, type RenderedQuestion } from '../canonical/index.js';
 import { Encoder, type StateEncoding } from '../encoder/index.js';
+import { exactAnswer } from '../exact/index.js';
 import { EngineClosedError, RequestValidationError } from '../errors.js';
 import { answerQuestion, TrainedHeadsRunner } from '../heads/index.js';
 import { gemmReady } from '../kernels/gemm.js';
-import { defaultManifestPath, isTransformersSpec, type ModelRegistry } from '../registry/index.js';
+import { defaultManifestPath, isTransformersSpec, type BuiltinModelSpec, type ModelRegistry } from '../registry/index.js';
 import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
 import type { Answer, Questions, State, SystemOneResponse } from '../types.js';
 import { tokenBudgetErrors, validateRequest } from '../validation/index.js';
@@ -32,6 +33,7 @@ class PipelineEngine implements Engine {
   private closed = false;
   private readonly inFlight = new Set<Promise<unknown>>();
   private stateEncodes = 0;
+  private readonly exactCounts = { answered: 0, abstained: 0 };
   private readonly stateCache: StateCache;
   private readonly outcomeCache: OutcomeCache;
   /** Models of the `transformers-nli` kind (loaded on first use) and their cache. */
@@ -43,7 +45,7 @@ class PipelineEngine implements Engine {
     private readonly encoder: Encoder,
     private readonly tokenizer: Tokenizer,
     private readonly registry: ModelRegistry,
-    private readonly config: EngineConfig & { defaultModel: string; cacheBytes: number },
+    private readonly config: EngineConfig & { defaultModel: string; cacheBytes: number; exact: boolean },
   ) {
     this.stateCache = new StateCache(config.cacheBytes);
     this.nli = new NliEvaluator(config.cacheBytes, {
@@ -71,7 +73,11 @@ class PipelineEngine implements Engine {
     const spec = this.registry.spec(model);
     if (isTransformersSpec(spec)) {
       throwIfAborted(options.signal);
-      return this.nli.evaluate(spec, state, questions, options.signal);
+      // The NLI evaluator counts usage over every question, so it sees them all; the exact
+      // stage's answers then replace its own where the state's data decides.
+      const response = await this.nli.evaluate(spec, state, questions, options.signal);
+      for (const [id, answer] of this.exactAnswers(state, Object.keys(questions), questions)) response.answers[id] = answer;
+      return response;
     }
 
     const stateText = renderState(state);
@@ -84,6 +90,43 @@ class PipelineEngine implements Engine {
     const budget = tokenBudgetErrors(stateIds.length, questionTokens);
     if (budget.length > 0) throw new RequestValidationError(budget);
 
+    // The exact stage answers what the state's data decides; the model answers the rest.
+    const exact = this.exactAnswers(state, rendered.map(([id]) => id), questions);
+    const toModel = rendered.filter(([id]) => !exact.has(id));
+    const modelAnswers = toModel.length > 0 ? await this.answerWithModel(spec, state, questions, toModel, stateText, stateIds, options) : new Map<string, Answer>();
+
+    const answers: Record<string, Answer> = {};
+    let inputTokens = stateIds.length;
+    for (const [id] of rendered) {
+      Object.defineProperty(answers, id, { value: exact.get(id) ?? modelAnswers.get(id)!, enumerable: true, writable: true, configurable: true });
+      inputTokens += questionTokens[id]!;
+    }
+    return { model: spec.id, answers, usage: { input_tokens: inputTokens, output_tokens: 0 } };
+  }
+
+  /** The exact stage's answers, by question id, for the questions the state's data decides (none when it is off). */
+  private exactAnswers(state: State, ids: readonly string[], questions: Questions): Map<string, Answer> {
+    const exact = new Map<string, Answer>();
+    if (!this.config.exact) return exact;
+    for (const id of ids) {
+      const answer = exactAnswer(state, questions[id]!).answer;
+      if (answer) exact.set(id, answer);
+    }
+    this.exactCounts.answered += exact.size;
+    this.exactCounts.abstained += ids.length - exact.size;
+    return exact;
+  }
+
+  /** The model's answers (encoder and heads) for the questions the exact stage left to it. */
+  private async answerWithModel(
+    spec: BuiltinModelSpec,
+    state: State,
+    questions: Questions,
+    rendered: (readonly [string, RenderedQuestion])[],
+    stateText: string,
+    stateIds: number[],
+    options: EvaluateOptions,
+  ): Promise<Map<string, Answer>> {
     throwIfAborted(options.signal);
     const encoding = await this.stateCache.get(spec.id, stateText, () => this.encodeState(stateIds, spec.heads.kind !== 'zero-shot-similarity'));
     throwIfAborted(options.signal);
@@ -93,23 +136,8 @@ class PipelineEngine implements Engine {
       heads.kind === 'zero-shot-similarity' || this.trainedHeads.needsOutcomes(heads)
         ? await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes))
         : null;
-    const trained = heads.kind === 'late-interaction' ? await this.trainedHeads.answerAll(heads, { state, questions, rendered }, encoding, stateIds, outcomeVectors) : null;
-
-    const answers: Record<string, Answer> = {};
-    let inputTokens = stateIds.length;
-    for (const [id, r] of rendered) {
-      Object.defineProperty(answers, id, {
-        value:
-          heads.kind === 'late-interaction'
-            ? trained!.get(id)!
-            : answerQuestion(questions[id]!, r, encoding, r.outcomes.map((text) => outcomeVectors!.get(text)!), heads),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-      inputTokens += questionTokens[id]!;
-    }
-    return { model: spec.id, answers, usage: { input_tokens: inputTokens, output_tokens: 0 } };
+    if (heads.kind === 'late-interaction') return this.trainedHeads.answerAll(heads, { state, questions, rendered }, encoding, stateIds, outcomeVectors);
+    return new Map(rendered.map(([id, r]) => [id, answerQuestion(questions[id]!, r, encoding, r.outcomes.map((text) => outcomeVectors!.get(text)!), heads)]));
   }
 
   /**
@@ -155,6 +183,7 @@ class PipelineEngine implements Engine {
       backend: this.encoder.backend.backend,
       matmul: gemmReady() ? 'evalmodel-gemm' : 'tfjs',
       stateEncodes: this.stateEncodes + nli.stateRuns,
+      exact: { ...this.exactCounts, enabled: this.config.exact },
       questionEncodes: this.outcomeCache.passes + this.trainedHeads.passes + nli.pairs,
       cache: { ...cache, hits: cache.hits + nli.hits, misses: cache.misses + nli.misses, entries: cache.entries + nli.entries, bytes: cache.bytes + nli.bytes },
     };
@@ -191,6 +220,7 @@ export async function createEngineWithEncoder(config: EngineConfig = {}): Promis
     ...config,
     defaultModel: config.defaultModel ?? 'evalmodel-latest',
     cacheBytes: config.cacheBytes ?? DEFAULT_CACHE_BYTES,
+    exact: config.exact ?? true,
   };
   const registry = registryFor(config);
   registry.resolve(full.defaultModel);

@@ -269,6 +269,7 @@ class EnginePool implements Engine {
       matmul: all[0]?.matmul ?? 'tfjs',
       stateEncodes: sum((s) => s.stateEncodes),
       questionEncodes: sum((s) => s.questionEncodes),
+      exact: { enabled: all[0]?.exact.enabled ?? true, answered: sum((s) => s.exact.answered), abstained: sum((s) => s.exact.abstained) },
       cache: {
         hits: sum((s) => s.cache.hits),
         misses: sum((s) => s.cache.misses),

@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import type { BackendName, EngineConfig } from '../../engine/contract.js';
 import { modelDirId } from '../../engine/registry-config.js';
 import { RequestValidationError, UnknownModelError } from '../../errors.js';
-import type { State, SystemOneResponse } from '../../types.js';
+import type { Question, State, SystemOneResponse } from '../../types.js';
+import { explainRequest, renderExplanations } from '../explain.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { renderResponse } from '../format.js';
 import { readAll, type CliIO } from '../io.js';
@@ -48,6 +49,9 @@ Options:
       --allow-remote     let a registry's hub ids be downloaded (default: offline)
       --backend <name>   tfjs backend: tensorflow, wasm or cpu (default: first that starts)
       --json             print the raw SystemOneResponse (and a 422 body on validation errors)
+      --explain          show, per question, what the exact-answer stage read, bound and
+                         computed, or why it left the question to the model
+      --no-exact         send every question to the model (turn the exact-answer stage off)
   -h, --help             show this help
 
 Examples:
@@ -73,6 +77,8 @@ const OPTIONS = {
   'allow-remote': { type: 'boolean' },
   backend: { type: 'string' },
   json: { type: 'boolean' },
+  explain: { type: 'boolean' },
+  'no-exact': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -117,7 +123,10 @@ function modelOptions(values: { model?: string | undefined; manifest?: string | 
   return { config, model };
 }
 
-async function buildRequest(argv: string[], io: CliIO): Promise<{ body: Record<string, unknown>; json: boolean; backend?: BackendName; config: EngineConfig }> {
+async function buildRequest(
+  argv: string[],
+  io: CliIO,
+): Promise<{ body: Record<string, unknown>; json: boolean; explain: boolean; exact: boolean; backend?: BackendName; config: EngineConfig }> {
   const { values, positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   if (values.backend !== undefined && !BACKENDS.includes(values.backend as BackendName)) {
     throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, not '${values.backend}'`, 'ask');
@@ -140,7 +149,7 @@ async function buildRequest(argv: string[], io: CliIO): Promise<{ body: Record<s
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new UsageError('the --request file must hold a JSON object', 'ask');
     const withModel = body as Record<string, unknown>;
     if (chosen !== undefined) withModel.model = chosen;
-    return { body: withModel, json: values.json ?? false, config, ...(backend ? { backend } : {}) };
+    return { body: withModel, json: values.json ?? false, explain: values.explain ?? false, exact: !values['no-exact'], config, ...(backend ? { backend } : {}) };
   }
 
   if (positionals.length > 1) {
@@ -155,7 +164,7 @@ async function buildRequest(argv: string[], io: CliIO): Promise<{ body: Record<s
   if (flags.length === 0) throw new UsageError('no questions: ask at least one with --noul, --choice or --score', 'ask');
 
   const state: State = values['json-state'] ? (parseJson(text, 'the state') as State) : text;
-  return { body: { state, model, questions: buildQuestions(flags) }, json: values.json ?? false, config, ...(backend ? { backend } : {}) };
+  return { body: { state, model, questions: buildQuestions(flags) }, json: values.json ?? false, explain: values.explain ?? false, exact: !values['no-exact'], config, ...(backend ? { backend } : {}) };
 }
 
 /** Runs `evalmodel ask`; resolves to the exit status. */
@@ -164,7 +173,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(help);
     return EXIT.ok;
   }
-  const { body, json, backend, config: modelConfig } = await buildRequest(argv, io);
+  const { body, json, explain, exact, backend, config: modelConfig } = await buildRequest(argv, io);
 
   // Checked against the registry before the weights load, so a typo fails at once.
   const { registryFor } = await import('../../engine/registry-config.js');
@@ -187,7 +196,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   try {
     const { createEngine } = await import('../../engine/engine.js');
     // The requested model is the engine's default, so that an NLI model loads (or fails) here.
-    const config: EngineConfig = { ...modelConfig, ...(backend ? { backend } : {}), ...(known ? { defaultModel: body.model as string } : {}) };
+    const config: EngineConfig = { ...modelConfig, ...(backend ? { backend } : {}), ...(known ? { defaultModel: body.model as string } : {}), exact };
     let engine;
     try {
       engine = await createEngine(config);
@@ -220,6 +229,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   else {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     io.stdout.write(renderResponse(response, ` · backend ${backendName} · ${seconds} s`));
+  }
+  if (explain) {
+    // The request passed validation above, so its state and questions have their shapes.
+    const explanations = explainRequest(body.state as State, body.questions as Record<string, Question>);
+    if (json) io.stderr.write(`${JSON.stringify({ exact: explanations })}\n`);
+    else io.stdout.write(renderExplanations(explanations) + (exact ? '' : '(the stage is off: --no-exact; every answer above is the model\'s)\n'));
   }
   return EXIT.ok;
 }
