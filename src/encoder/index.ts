@@ -58,20 +58,47 @@ function ownedConcat(parts: readonly Float32Array[]): Float32Array {
 class Slicer {
   private budget = TOKENS_PER_SLICE;
 
-  async each(windows: readonly number[][], encode: (run: number[][]) => void): Promise<void> {
+  /**
+   * Stops before the next run once `signal` aborts: the event loop runs between runs, so an
+   * abort (a client gone, a deadline) is seen within one slice of work.
+   */
+  async each(windows: readonly number[][], encode: (run: number[][]) => void, signal?: AbortSignal): Promise<void> {
     let run: number[][] = [];
     for (const w of windows) {
+      if (signal?.aborted) return;
       if (this.budget <= 0) {
         if (run.length > 0) encode(run);
         run = [];
         await yieldToEventLoop();
         this.budget = TOKENS_PER_SLICE;
+        if (signal?.aborted) return;
       }
       run.push(w);
       this.budget -= Math.max(1, w.length);
     }
     if (run.length > 0) encode(run);
   }
+}
+
+/** The error an aborted signal stands for: its reason when that is an Error, else an AbortError. */
+export function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException('The evaluation was aborted', 'AbortError');
+}
+
+/**
+ * A signal that aborts once every state of a pass is aborted (windows sent to a helper serve
+ * them all); undefined when one of them cannot be aborted.
+ */
+function wholeBatchSignal(batch: readonly PendingState[]): AbortSignal | undefined {
+  const signals = batch.map((p) => p.signal);
+  if (!signals.every((s): s is AbortSignal => s !== undefined)) return undefined;
+  const whole = new AbortController();
+  const check = () => {
+    if (signals.every((s) => s.aborted)) whole.abort(new DOMException('The evaluation was aborted', 'AbortError'));
+  };
+  for (const s of signals) s.addEventListener('abort', check, { once: true });
+  check();
+  return whole.signal;
 }
 
 /** Reads a tensor's values and frees it. */
@@ -115,12 +142,18 @@ export interface EncodeStateOptions {
    * per token (about a sixth of the work).
    */
   tokenStates?: boolean;
+  /**
+   * Stops the pass at the next window boundary (every TOKENS_PER_SLICE tokens) once aborted;
+   * the promise then rejects with the signal's reason. Other states of the same pass go on.
+   */
+  signal?: AbortSignal;
 }
 
 interface PendingState {
   ids: readonly number[];
   windows: number[][];
   keepStates: boolean;
+  signal: AbortSignal | undefined;
   resolve(e: StateEncoding): void;
   reject(e: unknown): void;
 }
@@ -161,7 +194,8 @@ export class Encoder {
    */
   encodeState(ids: readonly number[], options: EncodeStateOptions = {}): Promise<StateEncoding> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ ids, windows: toWindows(ids), keepStates: options.tokenStates ?? true, resolve, reject });
+      if (options.signal?.aborted) return reject(abortReason(options.signal));
+      this.pending.push({ ids, windows: toWindows(ids), keepStates: options.tokenStates ?? true, signal: options.signal, resolve, reject });
       if (this.pending.length === 1) queueMicrotask(() => void this.flush());
     });
   }
@@ -201,28 +235,34 @@ export class Encoder {
       const rowPlan = idle && batch[0]!.keepStates && this.helper!.rows ? planRows(windows.map((w) => w.length)) : null;
       const plan = idle && !rowPlan ? splitWindows(windows.map((w) => w.length)) : null;
       const sent = plan ? windows.flatMap((_, g) => (plan[g] ? [g] : [])) : [];
-      const away = plan ? this.helper!.encode(sent.map((g) => windows[g]!), batch[0]!.keepStates).catch(() => null) : null;
+      const whole = wholeBatchSignal(batch);
+      const away = plan ? this.helper!.encode(sent.map((g) => windows[g]!), batch[0]!.keepStates, whole).catch(() => null) : null;
       const slicer = new Slicer();
       let first = 0;
       if (rowPlan) await this.splitRows(rowPlan, windows, store);
       else for (const p of batch) {
         const here = p.windows.map((_, j) => first + j).filter((g) => !plan?.[g]);
-        await this.encodeHere(slicer, here, windows, p.keepStates, store);
+        await this.encodeHere(slicer, here, windows, p.keepStates, store, p.signal);
         first += p.windows.length;
       }
-      if (away) {
+      if (away && !whole?.aborted) {
         const result = await away;
         // A helper that failed (its thread ended) leaves its windows to us.
         if (result) store(sent, result);
-        else await this.encodeHere(new Slicer(), sent, windows, batch[0]!.keepStates, store);
+        else await this.encodeHere(new Slicer(), sent, windows, batch[0]!.keepStates, store, whole);
       }
+      // An aborted state's windows may be missing: it is rejected, the others are pooled.
       let g = 0;
-      const tokenStates = batch.map((p) => {
-        const rows = p.windows.map(() => states[g++]).filter((x): x is Float32Array => x !== null);
-        return p.keepStates ? ownedConcat(rows) : new Float32Array(0);
+      const starts = batch.map((p) => ((g += p.windows.length), g - p.windows.length));
+      const live = batch.flatMap((p, i) => (p.signal?.aborted ? (p.reject(abortReason(p.signal)), []) : [i]));
+      if (live.length === 0) return;
+      const windowsOf = <T>(values: T[], i: number) => values.slice(starts[i]!, starts[i]! + batch[i]!.windows.length);
+      const tokenStates = live.map((i) => {
+        const rows = windowsOf(states, i).filter((x): x is Float32Array => x !== null);
+        return batch[i]!.keepStates ? ownedConcat(rows) : new Float32Array(0);
       });
-      const pooled = this.poolTexts(concatFloat32(sums), batch.map((p) => p.windows.map((w) => w.length)));
-      batch.forEach((p, i) => {
+      const pooled = this.poolTexts(concatFloat32(live.flatMap((i) => windowsOf(sums, i))), live.map((i) => batch[i]!.windows.map((w) => w.length)));
+      live.map((i) => batch[i]!).forEach((p, i) => {
         const own = tokenStates[i]!;
         if (p.keepStates && own.length !== p.ids.length * hidden) throw new Error('encoder: token states out of step');
         p.resolve({ tokenCount: p.ids.length, windows: p.windows.length, pooled: pooled[i]!, tokenStates: own });
@@ -281,6 +321,7 @@ export class Encoder {
     windows: readonly number[][],
     keepStates: boolean,
     store: (indices: readonly number[], result: WindowResults) => void,
+    signal?: AbortSignal,
   ): Promise<void> {
     let done = 0;
     await slicer.each(
@@ -290,6 +331,7 @@ export class Encoder {
         store(indices.slice(done, done + run.length), this.encodeRun(run, keepStates));
         done += run.length;
       },
+      signal,
     );
   }
 
@@ -297,7 +339,7 @@ export class Encoder {
    * Encodes windows for another engine's encoder (the helper side of split.ts): each window
    * on its own, sums and token states in input order.
    */
-  async encodeWindows(windows: readonly (readonly number[])[], keepStates: boolean): Promise<WindowResults> {
+  async encodeWindows(windows: readonly (readonly number[])[], keepStates: boolean, signal?: AbortSignal): Promise<WindowResults> {
     const sums: Float32Array[] = [];
     const states: Float32Array[] = [];
     await new Slicer().each(
@@ -308,7 +350,9 @@ export class Encoder {
         sums.push(pass.sums);
         if (pass.states) states.push(pass.states);
       },
+      signal,
     );
+    if (signal?.aborted) throw abortReason(signal);
     return { sums: concatFloat32(sums), states: keepStates ? concatFloat32(states) : null };
   }
 

@@ -22,8 +22,11 @@ export interface WindowResults {
 export interface WindowHelper {
   /** Whether it is idle now: a busy helper would only make this pass wait for its turn. */
   available(): boolean;
-  /** Encodes `windows` there (each on its own, as `Encoder` does here). */
-  encode(windows: readonly (readonly number[])[], keepStates: boolean): Promise<WindowResults>;
+  /**
+   * Encodes `windows` there (each on its own, as `Encoder` does here); once `signal` aborts,
+   * the helper stops at its next window boundary.
+   */
+  encode(windows: readonly (readonly number[])[], keepStates: boolean, signal?: AbortSignal): Promise<WindowResults>;
   /**
    * The row split (rows.ts, planRows): runs `mine`, side 0 of the job, on this thread while the
    * helper runs side 1, swapping keys and values per layer; `meanwhile` (our short windows)

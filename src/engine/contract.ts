@@ -47,7 +47,10 @@ export interface EngineConfig {
 
 /** Per-call options. */
 export interface EvaluateOptions {
-  /** Aborts the evaluation between encoder steps. */
+  /**
+   * Aborts the evaluation: the state's encoding stops at its next window boundary (about every
+   * 256 tokens), and the call rejects with the signal's reason.
+   */
   signal?: AbortSignal;
 }
 
@@ -83,6 +86,11 @@ export interface EngineStats {
   questionEncodes: number;
   /** The exact-answer stage: whether it is on, questions it answered, questions it left to the model. */
   exact: { enabled: boolean; answered: number; abstained: number };
+  /**
+   * Tokens the encoder has run through (states, question texts, windows encoded for a peer):
+   * the work done, including work of requests that were aborted midway.
+   */
+  encodedTokens: number;
   /** The cross-request state cache. */
   cache: CacheStats;
 }

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { flattenWhitespace, renderQuestion, renderState, type RenderedQuestion } from '../canonical/index.js';
-import { Encoder, type StateEncoding } from '../encoder/index.js';
+import { Encoder, readEncoderWork, type StateEncoding } from '../encoder/index.js';
 import { exactAnswer } from '../exact/index.js';
 import { EngineClosedError, RequestValidationError } from '../errors.js';
 import { answerQuestion, TrainedHeadsRunner } from '../heads/index.js';
@@ -128,7 +128,12 @@ class PipelineEngine implements Engine {
     options: EvaluateOptions,
   ): Promise<Map<string, Answer>> {
     throwIfAborted(options.signal);
-    const encoding = await this.stateCache.get(spec.id, stateText, () => this.encodeState(stateIds, spec.heads.kind !== 'zero-shot-similarity'));
+    const encoding = await this.stateCache.get(
+      spec.id,
+      stateText,
+      (signal) => this.encodeState(stateIds, spec.heads.kind !== 'zero-shot-similarity', signal),
+      options.signal,
+    );
     throwIfAborted(options.signal);
     const heads = spec.heads;
     // Pooled outcome embeddings: the zero-shot heads' input, and the trained heads' zero-shot term.
@@ -154,9 +159,9 @@ class PipelineEngine implements Engine {
    * the last projection per token (a sixth of the work) and the cache entry is 2 KiB a token
    * smaller. The cache key holds the versioned model id, so the two kinds never mix.
    */
-  private encodeState(ids: number[], tokenStates: boolean): Promise<StateEncoding> {
+  private encodeState(ids: number[], tokenStates: boolean, signal: AbortSignal | undefined): Promise<StateEncoding> {
     this.stateEncodes++;
-    return this.encoder.encodeState(ids, { tokenStates });
+    return this.encoder.encodeState(ids, { tokenStates, ...(signal ? { signal } : {}) });
   }
 
   listModels() {
@@ -185,6 +190,7 @@ class PipelineEngine implements Engine {
       stateEncodes: this.stateEncodes + nli.stateRuns,
       exact: { ...this.exactCounts, enabled: this.config.exact },
       questionEncodes: this.outcomeCache.passes + this.trainedHeads.passes + nli.pairs,
+      encodedTokens: readEncoderWork().tokens,
       cache: { ...cache, hits: cache.hits + nli.hits, misses: cache.misses + nli.misses, entries: cache.entries + nli.entries, bytes: cache.bytes + nli.bytes },
     };
   }

@@ -36,6 +36,7 @@ export interface PeerInit {
 
 type PeerMessage =
   | { type: 'windows'; id: number; windows: number[][]; keepStates: boolean }
+  | { type: 'cancel'; id: number }
   | { type: 'rows'; id: number; job: RowJob; buffer: SharedArrayBuffer }
   | { type: 'done'; id: number; ok: true; result: WindowResults }
   | { type: 'done'; id: number; ok: false; message: string }
@@ -60,6 +61,8 @@ export function connectPeers(peers: PeerInit, encoder: Encoder, heads?: TrainedH
   let nextId = 1;
   const waiting = new Map<number, { port: MessagePort; resolve(r: WindowResults): void; reject(e: Error): void }>();
   const headsWaiting = new Map<number, { port: MessagePort; resolve(logits: number[][] | null): void }>();
+  // Window jobs this worker runs for peers, by (port, id), so that their owner can cancel them.
+  const helping = new Map<MessagePort, Map<number, AbortController>>();
   for (const { port } of peers.ports) {
     // A peer that ends leaves its windows and questions to us (computed here instead).
     port.on('close', () => {
@@ -76,10 +79,17 @@ export function connectPeers(peers: PeerInit, encoder: Encoder, heads?: TrainedH
     });
     port.on('message', (m: PeerMessage) => {
       if (m.type === 'windows') {
-        void busyWhile(peers, () => encoder.encodeWindows(m.windows, m.keepStates)).then(
-          (result) => port.postMessage({ type: 'done', id: m.id, ok: true, result } satisfies PeerMessage),
-          (error: unknown) => port.postMessage({ type: 'done', id: m.id, ok: false, message: String(error) } satisfies PeerMessage),
-        );
+        const jobs = helping.get(port) ?? helping.set(port, new Map()).get(port)!;
+        const controller = new AbortController();
+        jobs.set(m.id, controller);
+        void busyWhile(peers, () => encoder.encodeWindows(m.windows, m.keepStates, controller.signal))
+          .then(
+            (result) => port.postMessage({ type: 'done', id: m.id, ok: true, result } satisfies PeerMessage),
+            (error: unknown) => port.postMessage({ type: 'done', id: m.id, ok: false, message: String(error) } satisfies PeerMessage),
+          )
+          .finally(() => jobs.delete(m.id));
+      } else if (m.type === 'cancel') {
+        helping.get(port)?.get(m.id)?.abort();
       } else if (m.type === 'rows') {
         // Synchronous: the job runs in lockstep with its owner (rows-channel.ts).
         Atomics.add(busy, peers.index, 1);
@@ -116,13 +126,16 @@ export function connectPeers(peers: PeerInit, encoder: Encoder, heads?: TrainedH
   const idlePeer = () => peers.ports.find((p) => Atomics.load(busy, p.index) === 0);
   const helper: WindowHelper = {
     available: () => idlePeer() !== undefined,
-    encode(windows, keepStates) {
+    encode(windows, keepStates, signal) {
       const peer = idlePeer() ?? peers.ports[0]!;
       const id = nextId++;
+      // The owner's requests were all aborted: the peer stops at its next window boundary.
+      const cancel = () => peer.port.postMessage({ type: 'cancel', id } satisfies PeerMessage);
       return new Promise<WindowResults>((resolve, reject) => {
         waiting.set(id, { port: peer.port, resolve, reject });
         peer.port.postMessage({ type: 'windows', id, windows: windows.map((w) => [...w]), keepStates } satisfies PeerMessage);
-      });
+        signal?.addEventListener('abort', cancel, { once: true });
+      }).finally(() => signal?.removeEventListener('abort', cancel));
     },
   };
   // One shared buffer per peer this worker has given row jobs to, made on first use.

@@ -220,11 +220,11 @@ class EnginePool implements Engine {
     if (!worker) return Promise.reject(new Error('Every engine worker of the pool has exited'));
     const id = this.nextId++;
     return new Promise<SystemOneResponse>((resolve, reject) => {
+      // The worker stops at its next window boundary and answers then: until it does, the job
+      // stays pending (and counted by the worker's inFlight and by any queue awaiting it), so
+      // that a backlog bound counts the work really running, not the clients still waiting.
       const onAbort = () => {
-        if (!this.pending.delete(id)) return;
-        worker.inFlight--;
-        worker.thread.postMessage({ type: 'abort', id } satisfies ToWorker);
-        reject(signal?.reason instanceof Error ? signal.reason : new DOMException('The evaluation was aborted', 'AbortError'));
+        if (this.pending.has(id)) worker.thread.postMessage({ type: 'abort', id } satisfies ToWorker);
       };
       const cleanup = () => {
         worker.inFlight--;
@@ -270,6 +270,7 @@ class EnginePool implements Engine {
       stateEncodes: sum((s) => s.stateEncodes),
       questionEncodes: sum((s) => s.questionEncodes),
       exact: { enabled: all[0]?.exact.enabled ?? true, answered: sum((s) => s.exact.answered), abstained: sum((s) => s.exact.abstained) },
+      encodedTokens: sum((s) => s.encodedTokens),
       cache: {
         hits: sum((s) => s.cache.hits),
         misses: sum((s) => s.cache.misses),
