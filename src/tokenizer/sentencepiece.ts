@@ -134,7 +134,10 @@ class SentencePieceTokenizer implements Tokenizer {
   /** UTF-16 length of each piece: the reference backtracks by `vocabulary[id][0].length`. */
   private readonly backStep: Int32Array;
 
-  constructor(vocabulary: Vocabulary) {
+  constructor(
+    vocabulary: Vocabulary,
+    private readonly mergeUnknown: boolean,
+  ) {
     this.vocabSize = vocabulary.length;
     this.trie = buildTrie(vocabulary);
     this.backStep = new Int32Array(Math.max(1, vocabulary.length));
@@ -192,7 +195,7 @@ class SentencePieceTokenizer implements Tokenizer {
     let previousUnknown = false;
     for (let at = n; at > 0; ) {
       const id = words[at] as number;
-      if (!(previousUnknown && id === UNKNOWN_ID)) reversed.push(id);
+      if (!(this.mergeUnknown && previousUnknown && id === UNKNOWN_ID)) reversed.push(id);
       previousUnknown = id === UNKNOWN_ID;
       at -= backStep[id] as number;
     }
@@ -200,10 +203,23 @@ class SentencePieceTokenizer implements Tokenizer {
   }
 }
 
+/** Options of {@link createTokenizer}. */
+export interface TokenizerOptions {
+  /**
+   * How characters that no vocabulary piece starts with become ids. `'merge'` (the default, the
+   * reference tokenizer's rule): a run of them is one unknown id, so 330,000 CJK characters
+   * are a handful of tokens. `'per-character'`: each such character (code point) is one
+   * unknown id, so token counts, budgets and the encoder's work grow with the text, and
+   * texts of different lengths or with different known pieces between unknown runs encode
+   * differently. Texts the vocabulary covers give the same ids either way.
+   */
+  unknown?: 'merge' | 'per-character';
+}
+
 /**
  * Builds a tokenizer over `vocabulary` (see {@link loadVocabulary}). Construction walks the whole
  * vocabulary once (a few milliseconds for 8,000 pieces); reuse the result.
  */
-export function createTokenizer(vocabulary: Vocabulary): Tokenizer {
-  return new SentencePieceTokenizer(vocabulary);
+export function createTokenizer(vocabulary: Vocabulary, options: TokenizerOptions = {}): Tokenizer {
+  return new SentencePieceTokenizer(vocabulary, (options.unknown ?? 'merge') === 'merge');
 }
