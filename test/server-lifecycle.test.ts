@@ -15,7 +15,7 @@ beforeAll(async () => void ({ engine, server } = await openShared()));
 afterAll(() => closeShared({ engine, server }));
 
 describe('graceful shutdown', () => {
-  it('drains in-flight requests, refuses new connections, then resolves', async () => {
+  it('drains in-flight requests, answers new connections 503 while work is in flight, then resolves and refuses them', async () => {
     const gated = gatedEngine(engine);
     const s = await start({ engine: gated.engine });
     const inFlight = authed(s.url, '/v1/systemone', { body: sampleRequest('draining') });
@@ -24,13 +24,19 @@ describe('graceful shutdown', () => {
     const closing = s.close().then(() => (closed = true));
     await new Promise((r) => setTimeout(r, 100));
     expect(closed).toBe(false);
-    await expect(call(s.url, '/v1/models')).rejects.toThrow(/ECONNREFUSED/);
+    // The listener stays open while work is in flight (closing it would reset connections
+    // waiting in its backlog): a new connection is told 503, to retry elsewhere.
+    const refused = await call(s.url, '/v1/models');
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after-ms']).toBeDefined();
+    expect(refused.headers.connection).toBe('close');
     gated.release();
     const reply = await inFlight;
     expect(reply.status).toBe(200);
     expect(reply.headers.connection).toBe('close');
     await closing;
     expect(closed).toBe(true);
+    await expect(call(s.url, '/v1/models')).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('answers requests that arrive on an open connection while draining with 503', async () => {

@@ -5,11 +5,20 @@
  */
 import type { EvaluateOptions } from './contract.js';
 
-/** An options object: a non-empty object whose only key is `signal`, holding an AbortSignal. */
+/**
+ * An options object: a non-empty object whose keys are `signal` (an AbortSignal) and `onWork`
+ * (a function) only. No questions map looks like that: a question is an object.
+ */
 function isEvaluateOptions(value: unknown): value is EvaluateOptions {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const keys = Object.keys(value);
-  return keys.length > 0 && keys.every((k) => k === 'signal') && (value as { signal: unknown }).signal instanceof AbortSignal;
+  const v = value as { signal?: unknown; onWork?: unknown };
+  return (
+    keys.length > 0 &&
+    keys.every((k) => k === 'signal' || k === 'onWork') &&
+    (!('signal' in v) || v.signal instanceof AbortSignal) &&
+    (!('onWork' in v) || typeof v.onWork === 'function')
+  );
 }
 
 /**

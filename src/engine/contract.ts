@@ -43,6 +43,12 @@ export interface EngineConfig {
    * model (docs/exact-answers.md). Default true; false sends every question to the model.
    */
   exact?: boolean;
+  /**
+   * Most work one request may cost, in work units (state-token equivalents, see
+   * `workUnits`); a request estimated above it is refused with a 422 `too_much_work` before
+   * any encoding. Default 100,000 (about 50 s of one core); 0 or Infinity turns the cap off.
+   */
+  maxRequestWork?: number;
 }
 
 /** Per-call options. */
@@ -52,6 +58,11 @@ export interface EvaluateOptions {
    * 256 tokens), and the call rejects with the signal's reason.
    */
   signal?: AbortSignal;
+  /**
+   * Called once the request is validated and tokenized, before any encoding, with its
+   * estimated work in work units (the HTTP server charges the key's work bucket with it).
+   */
+  onWork?: (units: number) => void;
 }
 
 /** Counters of the cross-request state cache. */

@@ -17,6 +17,7 @@ import { engineTokenizer } from './tokens.js';
 import type { Answer, Questions, State, SystemOneResponse } from '../types.js';
 import { tokenBudgetErrors, validateRequest } from '../validation/index.js';
 import type { Engine, EngineConfig, EngineStats, EvaluateOptions } from './contract.js';
+import { DEFAULT_MAX_REQUEST_WORK, tooMuchWork, workUnits } from './cost.js';
 import { OutcomeCache } from './outcome-cache.js';
 import { splitEvaluateArguments } from './arguments.js';
 import { StateCache } from './state-cache.js';
@@ -90,6 +91,10 @@ class PipelineEngine implements Engine {
     }
     const budget = tokenBudgetErrors(stateIds.length, questionTokens);
     if (budget.length > 0) throw new RequestValidationError(budget);
+    const work = workUnits({ stateTokens: stateIds.length, questions: rendered.map(([id, r]) => ({ tokens: questionTokens[id]!, outcomes: r.outcomes.length })) });
+    const cap = this.config.maxRequestWork;
+    if (cap > 0 && work > cap) throw new RequestValidationError([tooMuchWork(work, cap)]);
+    options.onWork?.(work);
 
     // The exact stage answers what the state's data decides; the model answers the rest.
     const exact = this.exactAnswers(state, rendered.map(([id]) => id), questions);
@@ -228,6 +233,7 @@ export async function createEngineWithEncoder(config: EngineConfig = {}): Promis
     defaultModel: config.defaultModel ?? 'evalmodel-latest',
     cacheBytes: config.cacheBytes ?? DEFAULT_CACHE_BYTES,
     exact: config.exact ?? true,
+    maxRequestWork: config.maxRequestWork ?? DEFAULT_MAX_REQUEST_WORK,
   };
   const registry = registryFor(config);
   registry.resolve(full.defaultModel);

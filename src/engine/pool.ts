@@ -64,6 +64,7 @@ export interface EnginePoolConfig extends EngineConfig {
 }
 
 interface Pending {
+  onWork: ((units: number) => void) | undefined;
   resolve(value: SystemOneResponse): void;
   reject(error: unknown): void;
   worker: PoolWorker;
@@ -155,6 +156,7 @@ class EnginePool implements Engine {
 
   private listen(w: PoolWorker): void {
     w.thread.on('message', (message: FromWorker) => {
+      if (message.type === 'work') this.pending.get(message.id)?.onWork?.(message.units);
       if (message.type !== 'result') return;
       const p = this.pending.get(message.id);
       w.stats = message.stats;
@@ -240,7 +242,7 @@ class EnginePool implements Engine {
         return;
       }
       worker.inFlight++;
-      this.pending.set(id, { resolve, reject, worker, cleanup });
+      this.pending.set(id, { onWork: options.onWork, resolve, reject, worker, cleanup });
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }

@@ -38,6 +38,7 @@ export interface SerializedError {
 export type FromWorker =
   | { type: 'ready'; stats: EngineStats }
   | { type: 'failed'; error: SerializedError }
+  | { type: 'work'; id: number; units: number }
   | { type: 'result'; id: number; ok: true; value: unknown; stats: EngineStats }
   | { type: 'result'; id: number; ok: false; error: SerializedError; stats: EngineStats }
   | { type: 'closed' };
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
     if (message.type === 'evaluate') {
       const controller = new AbortController();
       running.set(message.id, controller);
-      busyWhile(init.peers, () => engine.evaluate(message.request, { signal: controller.signal })).then(
+      busyWhile(init.peers, () => engine.evaluate(message.request, { signal: controller.signal, onWork: (units) => post({ type: 'work', id: message.id, units }) })).then(
         (value) => post({ type: 'result', id: message.id, ok: true, value, stats: engine.stats() }),
         (error: unknown) => post({ type: 'result', id: message.id, ok: false, error: serialize(error), stats: engine.stats() }),
       ).finally(() => running.delete(message.id));

@@ -24,7 +24,8 @@ import { openApiDocument } from './openapi.js';
 import type { ResolvedOptions } from './options.js';
 import type { RateLimiter } from './rate-limit.js';
 import { QueueFullError, WorkQueue } from './queue.js';
-import { answerClientError, linger, newRequestId } from './connection.js';
+import { answerClientError, linger, newRequestId, writeDeadline } from './connection.js';
+import { MAX_DETAIL_ENTRIES, validationBody } from './validation-body.js';
 
 export { newRequestId };
 
@@ -35,6 +36,8 @@ interface RequestContext {
   path: string;
   startedAt: number;
   inputTokens: number | null;
+  /** Estimated work units of the evaluation, once known. */
+  work: number | null;
   bytesIn: number;
   code?: string;
   error?: string;
@@ -52,23 +55,6 @@ function isJsonMediaType(value: string): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(type);
 }
 
-/** Serialises a 422 body; entries whose `input` cannot be serialised (too deep) lose it. */
-function validationBody(detail: readonly ValidationError[]): string {
-  try {
-    return JSON.stringify({ detail });
-  } catch {
-    const parts = detail.map((entry) => {
-      try {
-        return JSON.stringify(entry);
-      } catch {
-        const { input: _input, ctx: _ctx, ...rest } = entry;
-        return JSON.stringify(rest);
-      }
-    });
-    return `{"detail":[${parts.join(',')}]}`;
-  }
-}
-
 export interface AppDeps {
   engine: Engine;
   keys: KeyRing;
@@ -80,7 +66,14 @@ export interface AppDeps {
 /** The server and its request handling. */
 export class HttpApp {
   readonly server: Server;
+  /** Evaluations whose body is over `lightBodyBytes`. */
   readonly queue: WorkQueue;
+  /**
+   * Evaluations with small bodies (at most `lightBodyBytes`): their own slots and backlog, so
+   * that they never wait behind long ones. Encoding yields every window slice, so a small
+   * request running beside long ones is answered after a few slices of theirs.
+   */
+  readonly lightQueue: WorkQueue;
   private inFlight = 0;
   private draining = false;
   private drainWaiters: (() => void)[] = [];
@@ -89,6 +82,7 @@ export class HttpApp {
   constructor(private readonly deps: AppDeps) {
     const { options } = deps;
     this.queue = new WorkQueue({ concurrency: options.concurrency, maxQueued: options.maxQueued });
+    this.lightQueue = new WorkQueue({ concurrency: options.concurrency, maxQueued: options.maxQueued });
     this.openapi = JSON.stringify(openApiDocument());
     this.server = createServer(
       {
@@ -132,6 +126,7 @@ export class HttpApp {
       path: (req.url ?? '/').split(/[?#]/, 1)[0] ?? '/',
       startedAt: performance.now(),
       inputTokens: null,
+      work: null,
       bytesIn: 0,
     };
     for (const name of this.deps.options.requestIdHeaders) res.setHeader(name, ctx.id);
@@ -209,7 +204,11 @@ export class HttpApp {
     const identity = key ? `key:${key.id}` : `open:${req.socket.remoteAddress ?? 'unknown'}`;
     const admission = await limiter.admit(identity);
     if (!admission.admitted) {
-      const what = admission.limit === 'requests_per_minute' ? `${limiter.limits.requestsPerMinute} requests per minute` : `${limiter.limits.inputTokensPerSecond} input tokens per second`;
+      const what = {
+        requests_per_minute: `${limiter.limits.requestsPerMinute} requests per minute`,
+        input_tokens_per_second: `${limiter.limits.inputTokensPerSecond} input tokens per second`,
+        work_units_per_second: `${limiter.limits.workUnitsPerSecond} work units (state-token equivalents) per second`,
+      }[admission.limit];
       throw new HttpError(
         429,
         'rate_limit_error',
@@ -219,8 +218,9 @@ export class HttpApp {
         retryHeaders(admission.retryAfterMs),
       );
     }
-    // Refuse early when the backlog is already full, before reading the body.
-    this.throwIfOverloaded();
+    // Refuse early when the backlog a body of the declared length would join is already full.
+    const declared = Number(req.headers['content-length'] ?? Number.NaN);
+    this.throwIfOverloaded(this.laneFor(Number.isFinite(declared) ? declared : Number.POSITIVE_INFINITY));
 
     const raw = await readBody(req, { maxBytes: options.maxBodyBytes, timeoutMs: options.bodyTimeoutMs, startedAt: ctx.startedAt });
     ctx.bytesIn = raw.length;
@@ -239,10 +239,37 @@ export class HttpApp {
       if (!res.writableFinished) abort.abort(new ClientGoneError());
     };
     res.once('close', onClose);
+    // The compute deadline runs from the start of the evaluation (not the queue wait).
+    let deadline: NodeJS.Timeout | undefined;
+    let pastDeadline = false;
+    const job = () => {
+      if (options.computeTimeoutMs > 0) {
+        deadline = setTimeout(() => {
+          pastDeadline = true;
+          abort.abort(new DOMException('The compute deadline passed', 'TimeoutError'));
+        }, options.computeTimeoutMs);
+      }
+      return engine.evaluate(body, {
+        signal: abort.signal,
+        onWork: (units) => {
+          ctx.work = units;
+          void limiter.chargeWork(identity, units).catch(() => undefined);
+        },
+      });
+    };
     let result: SystemOneResponse;
     try {
-      result = await this.queue.run(() => engine.evaluate(body, { signal: abort.signal }), abort.signal);
+      result = await this.laneFor(raw.length).run(job, abort.signal);
     } catch (error) {
+      if (pastDeadline && !res.destroyed) {
+        throw new HttpError(
+          504,
+          'timeout_error',
+          'compute_deadline',
+          `The evaluation did not finish within the compute deadline of ${options.computeTimeoutMs} ms and was stopped. Send a smaller request (fewer or shorter questions, options or state).`,
+          { limit_ms: options.computeTimeoutMs },
+        );
+      }
       if (error instanceof UnknownModelError) {
         const names = this.modelsFor(key).models.map((m) => m.name);
         throw new HttpError(400, 'invalid_request_error', 'unknown_model', unknownModelMessage(error.model, names), {
@@ -251,6 +278,7 @@ export class HttpApp {
       }
       throw error;
     } finally {
+      clearTimeout(deadline);
       res.off('close', onClose);
     }
     ctx.inputTokens = result.usage.input_tokens;
@@ -258,9 +286,13 @@ export class HttpApp {
     this.send(res, 200, result);
   }
 
-  private throwIfOverloaded(): void {
+  private laneFor(bodyBytes: number): WorkQueue {
+    return bodyBytes <= this.deps.options.lightBodyBytes ? this.lightQueue : this.queue;
+  }
+
+  private throwIfOverloaded(lane: WorkQueue): void {
     const { concurrency, maxQueued } = this.deps.options;
-    if (this.queue.active + this.queue.queued >= concurrency + maxQueued) throw new QueueFullError(this.queue.estimateWaitMs());
+    if (lane.active + lane.queued >= concurrency + maxQueued) throw new QueueFullError(lane.estimateWaitMs());
   }
 
   private resolve(name: string): string | undefined {
@@ -296,7 +328,7 @@ export class HttpApp {
     }
     if (error instanceof RequestValidationError) {
       ctx.code = 'validation_error';
-      this.sendText(res, 422, validationBody(error.detail));
+      this.sendText(res, 422, validationBody(error.detail), error.detail.length > MAX_DETAIL_ENTRIES ? { 'x-validation-errors': String(error.detail.length) } : {});
       return;
     }
     let http: HttpError;
@@ -336,6 +368,7 @@ export class HttpApp {
       'cache-control': 'no-store',
     });
     res.end(text);
+    writeDeadline(res, this.deps.options.writeTimeoutMs);
   }
 
   private finished(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): void {
@@ -360,6 +393,7 @@ export class HttpApp {
       status,
       latency_ms: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
       input_tokens: ctx.inputTokens,
+      work_units: ctx.work,
       bytes_in: ctx.bytesIn,
       ...(ctx.code ? { code: ctx.code } : {}),
       ...(aborted ? { aborted: true } : {}),

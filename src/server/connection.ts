@@ -4,7 +4,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { logLine, type LogSink } from './access-log.js';
 import { HttpError } from './http-error.js';
@@ -41,6 +41,24 @@ export function linger(req: IncomingMessage): void {
     req.off('data', onData);
   });
   req.resume();
+}
+
+/**
+ * Cuts the connection of a response not written out within `ms`: a client that never reads
+ * its reply would otherwise hold the connection (and the reply's memory) for as long as it
+ * likes. Written out means the response finished and its socket holds no unsent bytes: Node
+ * finishes a response once the socket has taken it, even into its own buffer.
+ */
+export function writeDeadline(res: ServerResponse, ms: number): void {
+  // The request's socket: a finished response lets go of its own.
+  const socket = res.req.socket;
+  const timer = setTimeout(() => {
+    if (!res.writableFinished || (!socket.destroyed && socket.writableLength > 0)) {
+      res.destroy();
+      socket.destroy();
+    }
+  }, ms);
+  timer.unref();
 }
 
 /** Answers malformed HTTP, header overflow and header timeouts with a JSON body. */

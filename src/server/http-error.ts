@@ -15,6 +15,7 @@ export type ErrorType =
   | 'permission_error'
   | 'not_found_error'
   | 'request_timeout_error'
+  | 'timeout_error'
   | 'request_too_large_error'
   | 'unsupported_media_type_error'
   | 'rate_limit_error'

@@ -13,6 +13,7 @@ import type { Server } from 'node:http';
 import type { Engine, EngineConfig } from '../engine/contract.js';
 import { stderrSink } from './access-log.js';
 import { HttpApp } from './app.js';
+import { ConnectionTracker, DRAIN_IDLE_MS, DRAIN_QUIET_MS } from './drain.js';
 import { KEYS_ENV, KeyRing, isLoopbackHost, keysFromEnv, readKeysFile, type KeySpec } from './keys.js';
 import { resolveOptions, type ServeOptions } from './options.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './rate-limit.js';
@@ -61,6 +62,24 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
+/**
+ * Resolves once the listener has accepted no connection for DRAIN_QUIET_MS, counted from now
+ * at the earliest (the event loop has just become free to accept what waited in the backlog).
+ */
+async function untilQuiet(connections: ConnectionTracker): Promise<void> {
+  const from = performance.now();
+  for (;;) {
+    const quietFor = performance.now() - Math.max(from, connections.lastAcceptedAt);
+    if (quietFor >= DRAIN_QUIET_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_QUIET_MS - quietFor));
+  }
+}
+
+/** Resolves once every connection has closed (the drain's sweep closes the idle ones). */
+async function untilNoConnection(connections: ConnectionTracker): Promise<void> {
+  while (connections.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 /** Collects the configured keys: `keys` and `keysFile`, or else `EVALMODEL_API_KEYS`. */
 /**
  * The engine `serve` creates and closes: in this process for one worker, else a pool of
@@ -99,6 +118,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServerHandle> {
   const limiter = new RateLimiter(resolved.rateLimits, store);
   const app = new HttpApp({ engine, keys, limiter, options: resolved, log });
   const server = app.server;
+  const connections = new ConnectionTracker(server);
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -130,17 +150,20 @@ export async function serve(options: ServeOptions = {}): Promise<ServerHandle> {
   const close = (): Promise<void> => {
     closing ??= (async () => {
       app.startDraining();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // Keep-alive connections become idle as their last response goes out.
-      const sweep = setInterval(() => server.closeIdleConnections(), 100);
+      // Every request gets 503 and `connection: close` from now on, on open connections and on
+      // new ones: the listener stays open until the work in flight is done, because closing it
+      // resets the connections still in its accept backlog (a busy event loop leaves some
+      // there), where clients should get a 503 to retry elsewhere. A connection idle for
+      // DRAIN_IDLE_MS is closed (see drain.ts: closing one that just answered races its reuse).
+      connections.closeIdle(DRAIN_IDLE_MS);
+      const sweep = setInterval(() => connections.closeIdle(DRAIN_IDLE_MS), 50);
       let grace: NodeJS.Timeout | undefined;
-      await Promise.race([
-        app.whenDrained(),
-        new Promise<void>((resolve) => {
-          grace = setTimeout(resolve, resolved.shutdownGraceMs);
-        }),
-      ]);
+      const graceOver = new Promise<void>((resolve) => {
+        grace = setTimeout(resolve, resolved.shutdownGraceMs);
+      });
+      await Promise.race([app.whenDrained().then(() => untilQuiet(connections)), graceOver]);
+      const closed = connections.stopListening();
+      await Promise.race([untilNoConnection(connections), graceOver]);
       clearTimeout(grace);
       clearInterval(sweep);
       server.closeAllConnections();
@@ -159,7 +182,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServerHandle> {
     engine,
     server,
     authenticated: keys.size > 0,
-    stats: () => ({ inFlight: app.pending, running: app.queue.active, queued: app.queue.queued }),
+    stats: () => ({ inFlight: app.pending, running: app.queue.active + app.lightQueue.active, queued: app.queue.queued + app.lightQueue.queued }),
     close,
   };
 }

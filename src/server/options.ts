@@ -38,7 +38,10 @@ export interface ServeOptions {
    * Without keys, a loopback host is served open anyway (with a warning in the log).
    */
   allowOpen?: boolean;
-  /** Per-key limits; 0 or Infinity disables one. Default 1,200 requests/minute, 250,000 input tokens/second. */
+  /**
+   * Per-key limits; 0 or Infinity disables one. Default 1,200 requests/minute, 250,000 input
+   * tokens/second and 2,000 work units/second (about one core).
+   */
   rateLimits?: Partial<RateLimits>;
   /** Where bucket states live. Default: in this process. */
   rateLimitStore?: RateLimitStore;
@@ -46,6 +49,22 @@ export interface ServeOptions {
   concurrency?: number;
   /** Evaluations waiting beyond `concurrency` before new ones get 529. Default 16. */
   maxQueued?: number;
+  /**
+   * Bodies of at most this many bytes go to their own queue (same `concurrency` and
+   * `maxQueued`), so that small requests never wait behind long ones. Default 8,192.
+   */
+  lightBodyBytes?: number;
+  /**
+   * Longest an evaluation may compute, from its start, in ms: past it, the evaluation is
+   * aborted at its next window boundary and answered 504 `compute_deadline`. Default 60,000;
+   * 0 turns it off.
+   */
+  computeTimeoutMs?: number;
+  /**
+   * Longest a response may take to be written to a client that does not read it, in ms;
+   * past it, the connection is closed. Default 30,000.
+   */
+  writeTimeoutMs?: number;
   /** Largest request body, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Time allowed to receive a request body after its headers, in ms. Default 10,000. */
@@ -69,6 +88,9 @@ export interface ResolvedOptions {
   rateLimits: RateLimits;
   concurrency: number;
   maxQueued: number;
+  lightBodyBytes: number;
+  computeTimeoutMs: number;
+  writeTimeoutMs: number;
   maxBodyBytes: number;
   bodyTimeoutMs: number;
   headersTimeoutMs: number;
@@ -83,6 +105,9 @@ export const DEFAULTS = {
   port: 8000,
   concurrency: 2,
   maxQueued: 16,
+  lightBodyBytes: 8_192,
+  computeTimeoutMs: 60_000,
+  writeTimeoutMs: 30_000,
   maxBodyBytes: 1024 * 1024,
   bodyTimeoutMs: 10_000,
   headersTimeoutMs: 10_000,
@@ -119,10 +144,14 @@ export function resolveOptions(options: ServeOptions): ResolvedOptions {
     rateLimits: {
       requestsPerMinute: limit('rateLimits.requestsPerMinute', options.rateLimits?.requestsPerMinute, 1200),
       inputTokensPerSecond: limit('rateLimits.inputTokensPerSecond', options.rateLimits?.inputTokensPerSecond, 250_000),
+      workUnitsPerSecond: limit('rateLimits.workUnitsPerSecond', options.rateLimits?.workUnitsPerSecond, 2_000),
     },
     // Fewer evaluations at once than engines would leave workers idle under load.
     concurrency: integer('concurrency', options.concurrency, Math.max(DEFAULTS.concurrency, workers), 1),
     maxQueued: integer('maxQueued', options.maxQueued, DEFAULTS.maxQueued, 0),
+    lightBodyBytes: integer('lightBodyBytes', options.lightBodyBytes, DEFAULTS.lightBodyBytes, 0),
+    computeTimeoutMs: integer('computeTimeoutMs', options.computeTimeoutMs, DEFAULTS.computeTimeoutMs, 0),
+    writeTimeoutMs: integer('writeTimeoutMs', options.writeTimeoutMs, DEFAULTS.writeTimeoutMs, 1),
     maxBodyBytes: integer('maxBodyBytes', options.maxBodyBytes, DEFAULTS.maxBodyBytes, 1),
     bodyTimeoutMs: integer('bodyTimeoutMs', options.bodyTimeoutMs, DEFAULTS.bodyTimeoutMs, 1),
     headersTimeoutMs: integer('headersTimeoutMs', options.headersTimeoutMs, DEFAULTS.headersTimeoutMs, 1),

@@ -108,12 +108,23 @@ export interface RateLimits {
   requestsPerMinute: number;
   /** Input tokens per second. Default 250,000. */
   inputTokensPerSecond: number;
+  /**
+   * Estimated work per second, in work units (state-token equivalents, see the engine's
+   * `workUnits`). Default 2,000: what one engine (one core) runs on the development machine,
+   * so one key cannot take more than about one core for long, whatever its requests look like.
+   * The bucket holds {@link WORK_BURST_SECONDS} seconds of it. Absent: off (a `RateLimiter`
+   * built by hand); `serve()` always sets it.
+   */
+  workUnitsPerSecond?: number;
 }
 
-export const DEFAULT_RATE_LIMITS: RateLimits = { requestsPerMinute: 1200, inputTokensPerSecond: 250_000 };
+export const DEFAULT_RATE_LIMITS: RateLimits = { requestsPerMinute: 1200, inputTokensPerSecond: 250_000, workUnitsPerSecond: 2_000 };
+
+/** Seconds of work a key's work bucket holds: its burst, and its largest debt. */
+export const WORK_BURST_SECONDS = 30;
 
 /** Which limit refused a request. */
-export type LimitName = 'requests_per_minute' | 'input_tokens_per_second';
+export type LimitName = 'requests_per_minute' | 'input_tokens_per_second' | 'work_units_per_second';
 
 export type Admission = { admitted: true } | { admitted: false; limit: LimitName; retryAfterMs: number };
 
@@ -123,6 +134,7 @@ const enabled = (n: number): boolean => Number.isFinite(n) && n > 0;
 export class RateLimiter {
   private readonly requests: BucketSpec | null;
   private readonly tokens: BucketSpec | null;
+  private readonly work: BucketSpec | null;
 
   constructor(
     readonly limits: RateLimits,
@@ -135,14 +147,21 @@ export class RateLimiter {
     this.tokens = enabled(limits.inputTokensPerSecond)
       ? { capacity: limits.inputTokensPerSecond, refillPerSecond: limits.inputTokensPerSecond }
       : null;
+    const work = limits.workUnitsPerSecond ?? 0;
+    this.work = enabled(work) ? { capacity: work * WORK_BURST_SECONDS, refillPerSecond: work }
+      : null;
   }
 
   /**
-   * Admits one request of `key`: the token bucket must not be empty (checked first, so a
-   * refused request costs nothing), then one request is taken from the request bucket.
+   * Admits one request of `key`: the work and token buckets must not be empty (checked first,
+   * so a refused request costs nothing), then one request is taken from the request bucket.
    */
   async admit(key: string): Promise<Admission> {
     const now = this.now();
+    if (this.work) {
+      const peek = await this.store.consume(`${key}:work`, this.work, { cost: 0, require: 1, floor: -this.work.capacity }, now);
+      if (!peek.admitted) return { admitted: false, limit: 'work_units_per_second', retryAfterMs: peek.retryAfterMs };
+    }
     if (this.tokens) {
       // Peek: require a positive level, take nothing.
       const peek = await this.store.consume(`${key}:tok`, this.tokens, { cost: 0, require: 1, floor: -this.tokens.capacity }, now);
@@ -153,6 +172,15 @@ export class RateLimiter {
       if (!take.admitted) return { admitted: false, limit: 'requests_per_minute', retryAfterMs: take.retryAfterMs };
     }
     return { admitted: true };
+  }
+
+  /**
+   * Charges the estimated work of an evaluation, as soon as it is known (before the encoding
+   * runs), so that a key's concurrent requests see it. The debt is capped at one bucket.
+   */
+  async chargeWork(key: string, units: number): Promise<void> {
+    if (!this.work || !(units > 0)) return;
+    await this.store.consume(`${key}:work`, this.work, { cost: units, require: Number.NEGATIVE_INFINITY, floor: -this.work.capacity }, this.now());
   }
 
   /** Charges the input tokens an evaluation used. */
