@@ -33,8 +33,8 @@ const HELP = `Usage: node dist/bench/load.js [options]
   --max-in-flight N     outstanding requests allowed during overload (default 256)
   --max-requests N      stop after this many requests in all (default 100000)
   --url URL --key KEY   target a running server (loopback only) instead of starting one
-  --server-concurrency N, --max-queue N, --rpm N, --tps N
-                        settings of the server this script starts (defaults 2, 16, 0 (off), 0 (off))
+  --server-concurrency N, --max-queue N, --rpm N, --tps N, --wps N
+                        settings of the server this script starts (defaults 2, 16, 0 (off), 0 (off), 0 (off))
   -h, --help`;
 
 interface Sample {
@@ -228,6 +228,7 @@ async function main(): Promise<number> {
       'max-queue': { type: 'string', default: '16' },
       rpm: { type: 'string', default: '0' },
       tps: { type: 'string', default: '0' },
+      wps: { type: 'string', default: '0' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -263,6 +264,8 @@ async function main(): Promise<number> {
       values.rpm,
       '--tps',
       values.tps,
+      '--wps',
+      values.wps,
     ]);
     child = started.child;
     url = started.url;
@@ -279,7 +282,7 @@ async function main(): Promise<number> {
   const client = new Client(url, key, maxRequests);
   console.log(
     `load: ${url.href} | ${duration} s | baseline/recovery concurrency ${concurrency} | overload ${overload}x | ` +
-      (child ? `server: concurrency ${values['server-concurrency']}, max-queue ${values['max-queue']}, rpm ${values.rpm}, tps ${values.tps}` : 'external server'),
+      (child ? `server: concurrency ${values['server-concurrency']}, max-queue ${values['max-queue']}, rpm ${values.rpm}, tps ${values.tps}, wps ${values.wps}` : 'external server'),
   );
   try {
     for (let i = 0; i < 30; i++) await client.evaluate(); // warm-up (JIT, caches), not counted

@@ -131,7 +131,7 @@ describe('GET /v1/models and GET /openapi.json', () => {
     for (const r of refs) expect(doc.components.schemas).toHaveProperty(r.split('/').pop()!.replace('"', ''));
     // Every status the server sends is described for the evaluation endpoint.
     expect(Object.keys(doc.paths['/v1/systemone'].post.responses).sort()).toEqual(
-      ['200', '400', '401', '403', '404', '408', '413', '415', '422', '429', '500', '503', '529'].sort(),
+      ['200', '400', '401', '403', '404', '408', '413', '415', '422', '429', '500', '503', '504', '529'].sort(),
     );
   });
 

@@ -24,6 +24,14 @@ Options (environment variable in brackets):
   --open                    allow serving without keys on a non-loopback host
   --rpm N                   requests per minute per key, 0 = off [EVALMODEL_RPM] (default 1200)
   --tps N                   input tokens per second per key, 0 = off [EVALMODEL_TPS] (default 250000)
+  --wps N                   work units (state-token equivalents) per second per key, 0 = off
+                            [EVALMODEL_WPS] (default 2000, about one core)
+  --max-work N              most work units one request may cost, 0 = off (422 too_much_work)
+                            [EVALMODEL_MAX_WORK] (default 100000)
+  --compute-timeout-ms N    longest one evaluation may compute, 0 = off (504)
+                            [EVALMODEL_COMPUTE_TIMEOUT_MS] (default 60000)
+  --write-timeout-ms N      longest a reply may wait for a client to read it
+                            [EVALMODEL_WRITE_TIMEOUT_MS] (default 30000)
   --concurrency N           evaluations at once [EVALMODEL_CONCURRENCY] (default 2)
   --max-queue N             queued evaluations before 529 [EVALMODEL_MAX_QUEUE] (default 16)
   --max-body-bytes N        largest request body [EVALMODEL_MAX_BODY_BYTES] (default 1048576)
@@ -75,6 +83,10 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
     '--keys-file',
     '--rpm',
     '--tps',
+    '--wps',
+    '--max-work',
+    '--compute-timeout-ms',
+    '--write-timeout-ms',
     '--concurrency',
     '--max-queue',
     '--max-body-bytes',
@@ -110,11 +122,18 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   if (booleans.has('--open')) options.allowOpen = true;
   const rpm = num('--rpm', 'EVALMODEL_RPM');
   const tps = num('--tps', 'EVALMODEL_TPS');
-  if (rpm !== undefined || tps !== undefined) {
+  const wps = num('--wps', 'EVALMODEL_WPS');
+  if (rpm !== undefined || tps !== undefined || wps !== undefined) {
     options.rateLimits = {};
     if (rpm !== undefined) options.rateLimits.requestsPerMinute = rpm;
     if (tps !== undefined) options.rateLimits.inputTokensPerSecond = tps;
+    if (wps !== undefined) options.rateLimits.workUnitsPerSecond = wps;
   }
+  const computeTimeout = num('--compute-timeout-ms', 'EVALMODEL_COMPUTE_TIMEOUT_MS');
+  if (computeTimeout !== undefined) options.computeTimeoutMs = computeTimeout;
+  const writeTimeout = num('--write-timeout-ms', 'EVALMODEL_WRITE_TIMEOUT_MS');
+  if (writeTimeout !== undefined) options.writeTimeoutMs = writeTimeout;
+  const maxWork = num('--max-work', 'EVALMODEL_MAX_WORK');
   const concurrency = num('--concurrency', 'EVALMODEL_CONCURRENCY');
   if (concurrency !== undefined) options.concurrency = concurrency;
   const maxQueued = num('--max-queue', 'EVALMODEL_MAX_QUEUE');
@@ -138,6 +157,7 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   const manifest = pick('--manifest', 'EVALMODEL_MANIFEST');
   if (manifest !== undefined) engineConfig.manifest = path.resolve(manifest);
   if (booleans.has('--allow-remote')) engineConfig.allowRemoteModels = true;
+  if (maxWork !== undefined) engineConfig.maxRequestWork = maxWork;
   if (Object.keys(engineConfig).length > 0) options.engineConfig = engineConfig;
   // One engine per core by default: tfjs' wasm backend computes on one thread.
   const workers = num('--workers', 'EVALMODEL_WORKERS') ?? os.availableParallelism();

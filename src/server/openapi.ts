@@ -61,7 +61,8 @@ function commonErrors(evaluation: boolean): Record<string, Json> {
       '408': errorResponse('The request body was not received in time.'),
       '413': errorResponse('The request body exceeds the configured byte limit.'),
       '415': errorResponse('A Content-Type other than application/json, or a Content-Encoding.'),
-      '429': { ...(errorResponse('A per-key rate limit was exceeded.') as Record<string, Json>), headers: retryHeaders },
+      '429': { ...(errorResponse('A per-key rate limit was exceeded (`limit`: requests_per_minute, input_tokens_per_second or work_units_per_second).') as Record<string, Json>), headers: retryHeaders },
+      '504': errorResponse('The evaluation passed the compute deadline and was stopped (`code`: compute_deadline, `limit_ms`).'),
       '529': { ...(errorResponse('The server is overloaded: more work queued than its bound.') as Record<string, Json>), headers: retryHeaders },
     });
   }
@@ -318,6 +319,7 @@ export function openApiDocument(): Json {
                     'permission_error',
                     'not_found_error',
                     'request_timeout_error',
+                    'timeout_error',
                     'request_too_large_error',
                     'unsupported_media_type_error',
                     'rate_limit_error',
