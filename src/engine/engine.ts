@@ -47,7 +47,7 @@ class PipelineEngine implements Engine {
     private readonly encoder: Encoder,
     private readonly tokenizer: Tokenizer,
     private readonly registry: ModelRegistry,
-    private readonly config: EngineConfig & { defaultModel: string; cacheBytes: number; exact: boolean },
+    private readonly config: EngineConfig & { defaultModel: string; cacheBytes: number; exact: boolean; maxRequestWork: number },
   ) {
     this.stateCache = new StateCache(config.cacheBytes);
     this.nli = new NliEvaluator(config.cacheBytes, {
