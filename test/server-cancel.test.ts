@@ -62,7 +62,9 @@ describe('a client that hangs up stops its evaluation', () => {
   let server: ServerHandle;
   beforeAll(async () => {
     server = await start();
-  });
+    // Warm the engine (the heads load on first use), so that only the hang-up is timed.
+    await authed(server.url, '/v1/systemone', { body: sampleRequest(`warm ${Math.random()}`) });
+  }, 60_000);
   afterAll(() => server?.close());
 
   it('in the in-process engine: encoding stops at the next window, a small request is answered within 1 s', async () => {
