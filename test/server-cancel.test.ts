@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEnginePool } from '../src/engine/pool.js';
 import { readEncoderWork } from '../src/encoder/index.js';
 import type { ServerHandle } from '../src/server/index.js';
-import { authed, sampleRequest, sharedEngine, start } from './server/helpers.js';
+import { authed, sampleRequest, sharedEngine, smallRequestBound, start } from './server/helpers.js';
 import { until } from './server/assertions.js';
 
 const workerExecArgv = ['--import', new URL('./pool-ts-register.mjs', import.meta.url).href];
@@ -67,11 +67,13 @@ describe('a client that hangs up stops its evaluation', () => {
   }, 60_000);
   afterAll(() => server?.close());
 
-  it('in the in-process engine: encoding stops at the next window, a small request is answered within 1 s', async () => {
+  it('in the in-process engine: encoding stops at the next window, a small request is answered within 1 s (3x an idle one on a slower machine)', async () => {
+    // Two aborted requests share the thread: each may finish its current 256-token slice.
+    const bound = await smallRequestBound(server.url, 512);
     const before = readEncoderWork().tokens;
     // Wait until the encoder is into the states (a few windows done), then hang up.
     const latencyMs = await smallAfterHangUps(server, () => until(() => readEncoderWork().tokens - before > 2_000));
-    expect(latencyMs).toBeLessThan(1_000);
+    expect(latencyMs).toBeLessThan(bound);
     // Far from the 40k tokens the two states would have cost.
     expect(readEncoderWork().tokens - before).toBeLessThan(10_000);
   }, 60_000);
@@ -91,13 +93,14 @@ for (const workers of [1, 2]) {
       await pooled?.engine.close();
     });
 
-    it('stops the workers at the next window (the slots stay counted until then), and answers a small request within 1 s', async () => {
+    it('stops the workers at the next window (the slots stay counted until then), and answers a small request within 1 s (3x an idle one on a slower machine)', async () => {
+      const bound = await smallRequestBound(pooled.url);
       const before = pooled.engine.stats().encodedTokens;
       const latencyMs = await smallAfterHangUps(pooled, async () => {
         await until(() => pooled.stats().running === 2);
         await new Promise((r) => setTimeout(r, 1_000));
       });
-      expect(latencyMs).toBeLessThan(1_000);
+      expect(latencyMs).toBeLessThan(bound);
       // Every worker's counters as of its last answer (the aborted jobs' answers included).
       if (workers === 1) expect(pooled.engine.stats().encodedTokens - before).toBeLessThan(10_000);
     }, 60_000);

@@ -12,10 +12,12 @@ import { collectTensors, ENCODER_SHAPE, loadEncoderWeights, type EncoderWeights 
 import { encodeRows, joinRows } from './rows.js';
 import { planRows, splitWindows, type RowJob, type RowPlan, type RowSide, type WindowHelper, type WindowResults } from './split.js';
 import { passFlops, recordEncoderWork, recordFlops } from './work.js';
+import { abortReason, wholeBatchSignal } from './abort.js';
 import type { BackendName } from '../engine/contract.js';
 
 export { ENCODER_SHAPE } from './weights.js';
 export { readEncoderWork, type EncoderWork } from './work.js';
+export { abortReason } from './abort.js';
 export type { RowJob, RowSide, WindowHelper, WindowResults } from './split.js';
 
 /** Counts one pass over `windows`, each encoded on its own (no padding). */
@@ -78,27 +80,6 @@ class Slicer {
     }
     if (run.length > 0) encode(run);
   }
-}
-
-/** The error an aborted signal stands for: its reason when that is an Error, else an AbortError. */
-export function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new DOMException('The evaluation was aborted', 'AbortError');
-}
-
-/**
- * A signal that aborts once every state of a pass is aborted (windows sent to a helper serve
- * them all); undefined when one of them cannot be aborted.
- */
-function wholeBatchSignal(batch: readonly PendingState[]): AbortSignal | undefined {
-  const signals = batch.map((p) => p.signal);
-  if (!signals.every((s): s is AbortSignal => s !== undefined)) return undefined;
-  const whole = new AbortController();
-  const check = () => {
-    if (signals.every((s) => s.aborted)) whole.abort(new DOMException('The evaluation was aborted', 'AbortError'));
-  };
-  for (const s of signals) s.addEventListener('abort', check, { once: true });
-  check();
-  return whole.signal;
 }
 
 /** Reads a tensor's values and frees it. */
@@ -235,7 +216,7 @@ export class Encoder {
       const rowPlan = idle && batch[0]!.keepStates && this.helper!.rows ? planRows(windows.map((w) => w.length)) : null;
       const plan = idle && !rowPlan ? splitWindows(windows.map((w) => w.length)) : null;
       const sent = plan ? windows.flatMap((_, g) => (plan[g] ? [g] : [])) : [];
-      const whole = wholeBatchSignal(batch);
+      const whole = wholeBatchSignal(batch.map((p) => p.signal));
       const away = plan ? this.helper!.encode(sent.map((g) => windows[g]!), batch[0]!.keepStates, whole).catch(() => null) : null;
       const slicer = new Slicer();
       let first = 0;

@@ -26,6 +26,7 @@ import type { RateLimiter } from './rate-limit.js';
 import { QueueFullError, WorkQueue } from './queue.js';
 import { answerClientError, linger, newRequestId, writeDeadline } from './connection.js';
 import { MAX_DETAIL_ENTRIES, validationBody } from './validation-body.js';
+import { ComputeDeadline } from './deadline.js';
 
 export { newRequestId };
 
@@ -239,16 +240,9 @@ export class HttpApp {
       if (!res.writableFinished) abort.abort(new ClientGoneError());
     };
     res.once('close', onClose);
-    // The compute deadline runs from the start of the evaluation (not the queue wait).
-    let deadline: NodeJS.Timeout | undefined;
-    let pastDeadline = false;
+    const deadline = new ComputeDeadline(options.computeTimeoutMs, abort);
     const job = () => {
-      if (options.computeTimeoutMs > 0) {
-        deadline = setTimeout(() => {
-          pastDeadline = true;
-          abort.abort(new DOMException('The compute deadline passed', 'TimeoutError'));
-        }, options.computeTimeoutMs);
-      }
+      deadline.start();
       return engine.evaluate(body, {
         signal: abort.signal,
         onWork: (units) => {
@@ -261,15 +255,7 @@ export class HttpApp {
     try {
       result = await this.laneFor(raw.length).run(job, abort.signal);
     } catch (error) {
-      if (pastDeadline && !res.destroyed) {
-        throw new HttpError(
-          504,
-          'timeout_error',
-          'compute_deadline',
-          `The evaluation did not finish within the compute deadline of ${options.computeTimeoutMs} ms and was stopped. Send a smaller request (fewer or shorter questions, options or state).`,
-          { limit_ms: options.computeTimeoutMs },
-        );
-      }
+      if (deadline.passed && !res.destroyed) throw deadline.error();
       if (error instanceof UnknownModelError) {
         const names = this.modelsFor(key).models.map((m) => m.name);
         throw new HttpError(400, 'invalid_request_error', 'unknown_model', unknownModelMessage(error.model, names), {
@@ -278,7 +264,7 @@ export class HttpApp {
       }
       throw error;
     } finally {
-      clearTimeout(deadline);
+      deadline.stop();
       res.off('close', onClose);
     }
     ctx.inputTokens = result.usage.input_tokens;

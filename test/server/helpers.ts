@@ -153,6 +153,22 @@ export function bind(inner: Engine): Engine {
 
 export const REQUEST_ID = /^req_[0-9a-f]{32}$/;
 
+/**
+ * The latency bound of "a small request is answered within 1 s": 1 s, or three times what a
+ * request takes right now on an idle server when the machine is slower than that (the shared
+ * development machine sometimes runs at a third of its speed). Either way far below what
+ * waiting for long work costs (tens of seconds). `extra` adds that many words to the baseline's
+ * state: where a small request shares one thread with aborted long ones, it also waits for
+ * their current encoder slice (256 tokens each), which the baseline then includes.
+ */
+export async function smallRequestBound(url: string, extra = 0): Promise<number> {
+  const started = performance.now();
+  const padding = extra > 0 ? ` ${'the parcel arrived late and '.repeat(Math.ceil(extra / 5))}` : '';
+  const reply = await authed(url, '/v1/systemone', { body: sampleRequest(`baseline ${Math.random()}${padding}`) });
+  if (reply.status !== 200) throw new Error(`baseline request failed: ${reply.status}`);
+  return Math.max(1_000, 3 * (performance.now() - started));
+}
+
 /** A small valid request with all three question types. */
 export function sampleRequest(state = 'The parcel arrived broken and two weeks late. I want a refund.') {
   return {
