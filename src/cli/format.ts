@@ -4,6 +4,7 @@
  * @module
  */
 import type { Answer, Content, SystemOneResponse } from '../types.js';
+import type { EngineStats } from '../engine/contract.js';
 
 /** Width of a full bar (probability 1), in character cells. */
 export const BAR_WIDTH = 30;
@@ -96,4 +97,14 @@ export function renderResponse(response: SystemOneResponse, footerExtra = ''): s
   const usage = response.usage;
   lines.push(`model ${response.model} · ${usage.input_tokens} input tokens · ${usage.output_tokens} output tokens${footerExtra}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The backend an engine runs on, and why each one before it in the registry's order did not
+ * start: "onnxruntime-node", or "wasm (onnxruntime-node passed over: <reason>)".
+ */
+export function backendLine(stats: Pick<EngineStats, 'backend' | 'backends'>): string {
+  const skipped = stats.backends.filter((b) => b.error !== undefined && b.name !== stats.backend);
+  if (skipped.length === 0) return stats.backend;
+  return `${stats.backend} (${skipped.map((b) => `${b.name} passed over: ${b.error}`).join('; ')})`;
 }
