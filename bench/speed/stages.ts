@@ -5,12 +5,12 @@
  * by wrapping `Encoder.prototype.encodeState` and `TrainedHeadsRunner.prototype.answerAll`, so
  * the engine runs unchanged.
  *
- *   node dist/bench/speed/stages.js
+ *   node dist/bench/speed/stages.js [BACKEND]     (default: the registry's choice)
  * @module
  */
 import { Encoder } from '../../src/encoder/index.js';
 import { TrainedHeadsRunner } from '../../src/heads/runner.js';
-import { createEngine } from '../../src/index.js';
+import { createEngine, type BackendName } from '../../src/index.js';
 import { loadCases, withNonce } from './inputs.js';
 import { median } from './report.js';
 
@@ -31,7 +31,8 @@ function timeMethod<T extends object>(proto: T, name: keyof T & string, key: key
 timeMethod(Encoder.prototype, 'encodeState', 'encoder');
 timeMethod(TrainedHeadsRunner.prototype, 'answerAll', 'heads');
 
-const engine = await createEngine();
+const asked = process.argv[2] as BackendName | undefined;
+const engine = await createEngine(asked ? { backend: asked } : {});
 const cases = loadCases();
 // Every rubric known first (asked once with another state).
 for (const c of cases) await engine.evaluate(withNonce(c.state, 999), c.questions);

@@ -158,3 +158,16 @@ export function poolerModel(plan: EncoderPlan): Uint8Array {
   g.op('Div', [projected, norm], {}, ['pooled']);
   return g.model('evalmodel-pooler', [valueInfo('means', FLOAT, ['texts', hidden])], [valueInfo('pooled', FLOAT, ['texts', hidden])]);
 }
+
+/**
+ * A lone product `a` [rows, k] x a constant [k, n] (+ bias) as `y`: bench/speed measures
+ * onnxruntime's peak rate on it, the figure the encoder's GFLOP/s are compared with.
+ */
+export function productModel(k: number, n: number, seed = 1): Uint8Array {
+  const g = new GraphBuilder();
+  const { FLOAT } = onnx.TensorProto.DataType;
+  let s = seed;
+  const random = (count: number) => Float32Array.from({ length: count }, () => ((s = (s * 16_807) % 2_147_483_647) / 2_147_483_647) - 0.5);
+  g.op('Add', [g.op('MatMul', ['a', g.floats(random(k * n), [k, n])]), g.floats(random(n), [n])], {}, ['y']);
+  return g.model('evalmodel-product', [valueInfo('a', FLOAT, ['rows', k])], [valueInfo('y', FLOAT, ['rows', n])]);
+}
