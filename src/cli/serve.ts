@@ -34,6 +34,8 @@ Options (environment variable in brackets):
                             (default x-service-request-id,x-typesafe-request-id)
   --backend NAME            encoder backend: onnxruntime-node, tensorflow, wasm or cpu
                             [EVALMODEL_BACKEND] (default: the first that starts)
+  --threads N               onnxruntime-node's intra-op threads per engine [EVALMODEL_THREADS]
+                            (default 1: the workers give the cores their work)
   --model-dir DIR           also serve the NLI model in this folder (transformers.js layout; needs
                             the optional package @xenova/transformers) under the id and alias of
                             its evalmodel.json (default evalmodel-0.1.0, evalmodel-nli) [EVALMODEL_MODEL_DIR]
@@ -85,6 +87,7 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
     '--request-id-headers',
     '--backend',
     '--workers',
+    '--threads',
     '--model-dir',
     '--manifest',
   ]);
@@ -136,6 +139,11 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
       throw new Error(`--backend must be onnxruntime-node, tensorflow, wasm or cpu, got '${backend}'`);
     }
     engineConfig.backend = backend as BackendName;
+  }
+  const threads = num('--threads', 'EVALMODEL_THREADS');
+  if (threads !== undefined) {
+    if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads expects an integer >= 1, got '${threads}'`);
+    engineConfig.threads = threads;
   }
   const modelDir = pick('--model-dir', 'EVALMODEL_MODEL_DIR');
   if (modelDir !== undefined) engineConfig.modelDir = path.resolve(modelDir);
