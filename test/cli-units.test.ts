@@ -78,7 +78,7 @@ describe('bars', () => {
 
 describe('backend line', () => {
   it('names the backend, and why each one before it in the order did not start', () => {
-    expect(backendLine({ backend: 'onnxruntime-node', backends: [{ name: 'onnxruntime-node' }] })).toBe('onnxruntime-node');
+    expect(backendLine({ backend: 'onnxruntime-node', backends: [{ name: 'onnxruntime-node' }, { name: 'tensorflow', error: 'absent' }, { name: 'wasm' }] })).toBe('onnxruntime-node');
     const line = backendLine({
       backend: 'wasm',
       backends: [

@@ -133,15 +133,17 @@ async function main(): Promise<void> {
     const known = mine.map((m) => m.jevbench.find((r) => r.id === `${c.id}-new-state`)!);
     const gflops = c.workers === 1 ? median(known.map((r) => r.gflops)) : NaN;
     const peak = c.backend === 'onnxruntime-node' ? nativePeak!.gflops : wasmPeak.gflops;
-    return { config: c, cold: fig('cold'), known: fig('new-state'), hit: fig('hit'), rps: median(mine.map((m) => m.throughput.requestsPerSecond)), gflops, percentPeak: (100 * gflops) / peak };
+    const cpu = median(known.map((r) => r.cpuMs ?? NaN));
+    return { config: c, cold: fig('cold'), known: fig('new-state'), knownCpu: cpu, hit: fig('hit'), rps: median(mine.map((m) => m.throughput.requestsPerSecond)), gflops, percentPeak: (100 * gflops) / peak };
   });
   const lines = [
     `evalmodel bench:speed:backends  ${new Date().toISOString()}  node ${process.version}  ${os.cpus()[0]?.model.trim() ?? '?'} x${os.availableParallelism()}  ${cases.length} jevbench-sample cases, ${rounds} alternated round(s), medians over rounds`,
     `peak: wasm ${wasmPeak.gflops.toFixed(1)} GFLOP/s (${wasmPeak.kernel})`,
     nativePeak ? `peak: native ${nativePeak.gflops.toFixed(1)} GFLOP/s (${nativePeak.kernel})` : 'peak: native -',
     '',
-    `${'configuration'.padEnd(40)} ${'all new'.padStart(8)} ${'known'.padStart(8)} ${'hit'.padStart(7)} ${'req/s'.padStart(7)} ${'GFLOP/s'.padStart(8)} ${'% peak'.padStart(7)}`,
-    ...rows.map((r) => `${r.config.label.padEnd(40)} ${r.cold.toFixed(1).padStart(8)} ${r.known.toFixed(1).padStart(8)} ${r.hit.toFixed(1).padStart(7)} ${r.rps.toFixed(1).padStart(7)} ${Number.isNaN(r.gflops) ? '-'.padStart(8) : r.gflops.toFixed(1).padStart(8)} ${Number.isNaN(r.gflops) ? '-'.padStart(7) : r.percentPeak.toFixed(0).padStart(7)}`),
+    'p50 ms of jevbench-sample requests one at a time (all new / new state + known rubric / repeated); cpu: CPU time of the known-rubric requests, all threads',
+    `${'configuration'.padEnd(40)} ${'all new'.padStart(8)} ${'known'.padStart(8)} ${'cpu'.padStart(7)} ${'hit'.padStart(7)} ${'req/s'.padStart(7)} ${'GFLOP/s'.padStart(8)} ${'% peak'.padStart(7)}`,
+    ...rows.map((r) => `${r.config.label.padEnd(40)} ${r.cold.toFixed(1).padStart(8)} ${r.known.toFixed(1).padStart(8)} ${r.knownCpu.toFixed(1).padStart(7)} ${r.hit.toFixed(1).padStart(7)} ${r.rps.toFixed(1).padStart(7)} ${Number.isNaN(r.gflops) ? '-'.padStart(8) : r.gflops.toFixed(1).padStart(8)} ${Number.isNaN(r.gflops) ? '-'.padStart(7) : r.percentPeak.toFixed(0).padStart(7)}`),
   ];
   const row = (id: string) => rows.find((r) => r.config.id === id);
   const [wasm1, wasmPool] = [row('wasm-1'), row('wasm-pool')];

@@ -104,7 +104,9 @@ export function renderResponse(response: SystemOneResponse, footerExtra = ''): s
  * start: "onnxruntime-node", or "wasm (onnxruntime-node passed over: <reason>)".
  */
 export function backendLine(stats: Pick<EngineStats, 'backend' | 'backends'>): string {
-  const skipped = stats.backends.filter((b) => b.error !== undefined && b.name !== stats.backend);
+  const winner = stats.backends.findIndex((b) => b.name === stats.backend && b.error === undefined);
+  // Only those before it in the order: a tfjs backend tried later for the heads is not a fallback.
+  const skipped = stats.backends.slice(0, winner < 0 ? stats.backends.length : winner).filter((b) => b.error !== undefined);
   if (skipped.length === 0) return stats.backend;
   return `${stats.backend} (${skipped.map((b) => `${b.name} passed over: ${b.error}`).join('; ')})`;
 }
