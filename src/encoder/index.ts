@@ -19,16 +19,22 @@ export { readEncoderWork, type EncoderWork } from './work.js';
 export type { RowJob, RowSide, WindowHelper, WindowResults } from './split.js';
 export type { BackendReport, EncoderLoadOptions } from './registry.js';
 
-/** Counts one pass over `windows`, each encoded on its own (no padding). */
-function record(weights: EncoderWeights, windows: readonly (readonly number[])[], keepStates: boolean): void {
+/**
+ * Counts one pass over `windows`, each encoded on its own (no padding). `native`: the ONNX
+ * graph computes layer 0's input projections as products (tfjs reads them from tables) and the
+ * last projection per token even when only the sums are wanted.
+ */
+function record(weights: EncoderWeights, windows: readonly (readonly number[])[], keepStates: boolean, native = false): void {
   const [rows, cols] = weights.layers[weights.layers.length - 1]!.ffnOut.kernel.shape;
   const lastMacs = rows * cols;
+  const first = weights.layers[0]!;
+  const inputMacs = native ? first.qkv.kernel.shape[0] * first.qkv.kernel.shape[1] + (first.residualProjection ? first.residualProjection.kernel.shape[0] * first.residualProjection.kernel.shape[1] : 0) : 0;
   let flops = 0;
   for (const w of windows) {
     if (w.length === 0) continue;
-    flops += passFlops(weights, 1, w.length, 0);
+    flops += passFlops(weights, 1, w.length, 0) + 2 * w.length * inputMacs;
     // Without token states the last projection runs once per window, not once per token.
-    if (!keepStates) flops -= 2 * (w.length - 1) * lastMacs;
+    if (!keepStates && !native) flops -= 2 * (w.length - 1) * lastMacs;
   }
   const tokens = windows.reduce((n, w) => n + w.length, 0);
   recordEncoderWork({ sequences: windows.length, tokens, paddedTokens: tokens, flops });
@@ -289,7 +295,7 @@ export class Encoder {
     await slicer.each(
       indices.map((g) => windows[g]!),
       async (run) => {
-        record(this.weights, run, keepStates);
+        record(this.weights, run, keepStates, this.tfjs === null);
         const slice = indices.slice(done, done + run.length);
         done += run.length;
         store(slice, await this.runner.run(run, keepStates));
@@ -307,7 +313,7 @@ export class Encoder {
     await new Slicer().each(
       windows.map((w) => [...w]),
       async (run) => {
-        record(this.weights, run, keepStates);
+        record(this.weights, run, keepStates, this.tfjs === null);
         const pass = await this.runner.run(run, keepStates);
         sums.push(pass.sums);
         if (pass.states) states.push(pass.states);
@@ -333,7 +339,7 @@ export class Encoder {
     });
     const sums: Float32Array[] = [];
     await new Slicer().each(windows, async (run) => {
-      record(this.weights, run, false);
+      record(this.weights, run, false, this.tfjs === null);
       sums.push((await this.runner.run(run, false)).sums);
     });
     return this.poolTexts(concatFloat32(sums), lengths);

@@ -4,7 +4,7 @@
  * or be left out), so it is loaded at run time by a name tsc and bundlers do not follow, and
  * only the few calls used here are typed, by hand.
  *
- * Every window runs as its own [1, length] pass. Batching windows of one length would save
+ * Every window runs as its own pass. Batching windows of one length would save
  * about 0.2 ms a window, but onnxruntime's products pick their kernels by the number of rows, so
  * a window's bits would depend on what else is batched with it (measured: a 6-token window
  * differs in the 7th digit alone and beside another); alone, a text's encoding, and so its
@@ -111,7 +111,7 @@ export class OnnxRunner implements PassRunner {
     for (const [i, w] of windows.entries()) {
       if (w.length === 0) continue;
       const ids = BigInt64Array.from(w, (id) => BigInt(id));
-      const out = await this.encoder.run({ ids: new this.ort.Tensor('int64', ids, [1, w.length]) }, keepStates ? ['states', 'sums'] : ['sums']);
+      const out = await this.encoder.run({ ids: new this.ort.Tensor('int64', ids, [w.length]) }, keepStates ? ['states', 'sums'] : ['sums']);
       sums.set(floats(out.sums, 'sums'), i * hidden);
       if (states) states.set(floats(out.states, 'states'), start[i]! * hidden);
     }
