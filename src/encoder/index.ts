@@ -157,7 +157,10 @@ export class Encoder {
 
   static async load(options: EncoderLoadOptions = {}): Promise<Encoder> {
     const { runner, report, weights } = await loadPassRunner(options);
-    return new Encoder(runner, collectTensors(weights), report, weights);
+    const tensors = collectTensors(weights);
+    // The native encoder holds its own copy; only the shapes are read after this (work counts).
+    if (!(runner instanceof TfjsRunner)) tf.dispose(tensors);
+    return new Encoder(runner, tensors, report, weights);
   }
 
   /**
