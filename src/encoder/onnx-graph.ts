@@ -8,7 +8,8 @@
  *   architecture.ts, in two dimensions throughout so that onnxruntime fuses each product with
  *   its bias (and ReLU) into one Gemm: a layer's queries, keys and values as one [width, 3 x
  *   width] product split into heads along the columns, each head's scores as a Gemm with the
- *   keys transposed (no Transpose node: profiled, transposes were 5% of a window's time);
+ *   keys transposed (no Transpose node; onnxruntime's profile of the first, batched 3-D graph put
+ *   its transposes at 5% of a window, though the two graphs then measured the same CPU time);
  * - the pooler: `means` [texts, hidden] to unit-length `pooled` [texts, hidden].
  *
  * Opset 17 (LayerNormalization is an ONNX op there; with scale 1 and bias 0 it is the plan's
@@ -26,7 +27,7 @@ type ITensorProto = onnxProto.onnx.ITensorProto;
 type IAttributeProto = onnxProto.onnx.IAttributeProto;
 type IValueInfoProto = onnxProto.onnx.IValueInfoProto;
 
-export const OPSET = 17;
+const OPSET = 17;
 const IR_VERSION = 8;
 
 type Attribute = number | number[] | { float: number };
