@@ -77,6 +77,9 @@ function checkInstall(name, spec) {
   const dir = path.join(work, name);
   mkdirSync(dir);
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `consumer-${name}`, version: '1.0.0', private: true }, null, 2));
+  // The line the README asks users to add for the native encoder (onnxruntime-node's install
+  // script otherwise tries to download a CUDA add-on, and npm leaves the optional package out).
+  writeFileSync(path.join(dir, '.npmrc'), 'onnxruntime-node-install-cuda=skip\n');
   const started = Date.now();
   sh('npm', ['install', ...npmFlags, spec], dir);
   process.stdout.write(`  installed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
@@ -91,6 +94,7 @@ function checkInstall(name, spec) {
   const ask = sh(bin, ['ask', 'My package never arrived.', '--noul', 'Is there a delivery problem?'], dir);
   assertQuiet('evalmodel ask', ask.stderr);
   if (!/p\(yes\)/.test(ask.stdout)) throw new Error(`evalmodel ask printed no answer:\n${ask.stdout}`);
+  if (!/backend onnxruntime-node ·/.test(ask.stdout)) throw new Error(`the installed package does not run the encoder on onnxruntime-node:\n${ask.stdout}`);
   const models = sh(bin, ['models'], dir);
   if (!models.stdout.includes('evalmodel-latest')) throw new Error(`evalmodel models:\n${models.stdout}`);
   // The benchmarks are not shipped: the command must say so and where they are, not fail obscurely.

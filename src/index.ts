@@ -16,7 +16,7 @@ import type { ModelMetadataList, Questions, State, SystemOneResponse } from './t
 
 export * from './types.js';
 export * from './errors.js';
-export type { BackendName, CacheStats, Engine, EngineConfig, EngineStats, EvaluateOptions } from './engine/contract.js';
+export type { BackendName, TfjsBackendName, CacheStats, Engine, EngineConfig, EngineStats, EvaluateOptions } from './engine/contract.js';
 export { createEngine, DEFAULT_CACHE_BYTES } from './engine/engine.js';
 export { createEnginePool, type EnginePoolConfig } from './engine/pool.js';
 export { validateRequest, tokenBudgetErrors, type ValidationResult } from './validation/index.js';

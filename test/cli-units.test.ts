@@ -4,7 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { bar, renderResponse } from '../src/cli/format.js';
+import { backendLine, bar, renderResponse } from '../src/cli/format.js';
 import type { CliIO, OutStream } from '../src/cli/io.js';
 import { main } from '../src/cli/main.js';
 import { startProgress } from '../src/cli/progress.js';
@@ -73,6 +73,21 @@ describe('bars', () => {
     const valueColumns = new Set(text.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.search(/0\.\d{4}/)));
     expect(valueColumns.size).toBe(1);
     expect(text.trimEnd().split('\n').at(-1)).toBe('model evalmodel-1.13.0 · 12 input tokens · 0 output tokens');
+  });
+});
+
+describe('backend line', () => {
+  it('names the backend, and why each one before it in the order did not start', () => {
+    expect(backendLine({ backend: 'onnxruntime-node', backends: [{ name: 'onnxruntime-node' }, { name: 'tensorflow', error: 'absent' }, { name: 'wasm' }] })).toBe('onnxruntime-node');
+    const line = backendLine({
+      backend: 'wasm',
+      backends: [
+        { name: 'onnxruntime-node', error: "Cannot find package 'onnxruntime-node'" },
+        { name: 'tensorflow', error: 'no libtensorflow' },
+        { name: 'wasm' },
+      ],
+    });
+    expect(line).toBe("wasm (onnxruntime-node passed over: Cannot find package 'onnxruntime-node'; tensorflow passed over: no libtensorflow)");
   });
 });
 

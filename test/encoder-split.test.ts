@@ -142,7 +142,7 @@ describe('encoding with a helper', () => {
     },
   };
   beforeAll(async () => {
-    [plain, main, other, tokenizer] = await Promise.all([Encoder.load(), Encoder.load(), Encoder.load(), loadVocabulary().then(createTokenizer)]);
+    [plain, main, other, tokenizer] = await Promise.all([Encoder.load({ backend: 'wasm' }), Encoder.load({ backend: 'wasm' }), Encoder.load({ backend: 'wasm' }), loadVocabulary().then(createTokenizer)]);
     main.helper = helper;
   });
 
@@ -212,7 +212,7 @@ describe('encoding with a helper', () => {
 
 describe('the row channel between workers', () => {
   it('withdraws a job nobody claims, and a late helper finds it withdrawn', async () => {
-    const encoder = await Encoder.load();
+    const encoder = await Encoder.load({ backend: 'wasm' });
     const buffer = rowBuffer();
     const ids = Array.from({ length: 100 }, (_, i) => 200 + i);
     const job = { windows: [ids], cuts: [50] };

@@ -288,5 +288,13 @@ describe('serve arguments', () => {
     expect(() => parseServeArgs(['--port', 'x'], {})).toThrow(/--port expects a number/);
     expect(() => parseServeArgs(['--port'], {})).toThrow(/needs a value/);
     expect(() => parseServeArgs(['--backend', 'gpu'], {})).toThrow(/--backend/);
+    expect(() => parseServeArgs(['--threads', '0'], {})).toThrow(/--threads expects an integer/);
+  });
+
+  it('takes the encoder backend and its intra-op threads from flags or the environment', () => {
+    const parsed = parseServeArgs(['--backend', 'onnxruntime-node'], { EVALMODEL_THREADS: '2' });
+    expect(!parsed.help && parsed.options.engineConfig).toEqual({ backend: 'onnxruntime-node', threads: 2 });
+    const plain = parseServeArgs(['--threads', '1'], {});
+    expect(!plain.help && plain.options.engineConfig).toEqual({ threads: 1 });
   });
 });

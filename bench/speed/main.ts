@@ -1,7 +1,7 @@
 /**
  * `npm run bench:speed`: latency and throughput of the engine on the embedded default model.
  *
- *   node dist/bench/speed/main.js [--quick] [--json FILE] [--only GROUP,...] [--workers N] [--model ID]
+ *   node dist/bench/speed/main.js [--quick] [--json FILE] [--only GROUP,...] [--workers N] [--model ID] [--backend NAME]
  *        [--model-dir DIR] [--manifest FILE]
  *
  * `--model-dir` measures an NLI model folder (transformers.js layout, see docs/choosing-a-model.md)
@@ -15,7 +15,8 @@
  * "fresh" input is one no cache has seen (new seed), a "rubric" input reuses questions the
  * engine has answered before (the common case: one rubric over many documents). FLOPs come
  * from the encoder's own counters; the peak is the best rate measured for the backend's
- * matrix product on one core (a large fused matMul), printed with the table.
+ * matrix product on one core (a large fused matMul; onnxruntime's MatMul when the encoder runs
+ * there), printed with the table. Backends side by side: backends.ts.
  * @module
  */
 import { execSync } from 'node:child_process';
@@ -38,7 +39,7 @@ import {
   type BenchCase,
 } from './inputs.js';
 import { jevbenchGroup, jevbenchTargets, warmRubrics } from './jevbench.js';
-import { cpuNow, machineBusyMs, measurePeak } from './machine.js';
+import { cpuNow, machineBusyMs, measureNativePeak, measurePeak } from './machine.js';
 import {
   compareReports,
   formatReport,
@@ -64,6 +65,7 @@ const { values: args } = parseArgs({
     model: { type: 'string' },
     'model-dir': { type: 'string' },
     manifest: { type: 'string' },
+    backend: { type: 'string' },
     compare: { type: 'boolean', default: false },
   },
   allowPositionals: true,
@@ -86,7 +88,7 @@ const modelConfig: EngineConfig = {
 /** Model of every request (default: the model folder's, else the engine's default model). */
 const model = args.model ?? (modelConfig.modelDir ? modelDirId(modelConfig.modelDir) : undefined);
 /** Every engine and pool here: the registry options, the measured model as the default. */
-const engineConfig: EngineConfig = { ...modelConfig, ...(model ? { defaultModel: model } : {}) };
+const engineConfig: EngineConfig = { ...modelConfig, ...(model ? { defaultModel: model } : {}), ...(args.backend ? { backend: args.backend as api.BackendName } : {}) };
 const only = args.only ? new Set(args.only.split(',')) : null;
 // jevbench-pool only when asked for: its figures need both cores free of other work.
 const wanted = (group: string) => (only ? only.has(group) : group !== 'jevbench-pool');
@@ -229,7 +231,7 @@ async function main(): Promise<void> {
   const count = (text: string) => engine.countTokens(text);
   const backend = engine.stats().backend;
   console.error(`backend ${backend}; measuring peak kernel rate...`);
-  const peak = measurePeak();
+  const peak = (backend === 'onnxruntime-node' ? await measureNativePeak() : null) ?? measurePeak();
   const results: CaseResult[] = [];
   const tput: ThroughputResult[] = [];
   const targets: TargetResult[] = [];

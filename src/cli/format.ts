@@ -4,6 +4,7 @@
  * @module
  */
 import type { Answer, Content, SystemOneResponse } from '../types.js';
+import type { EngineStats } from '../engine/contract.js';
 
 /** Width of a full bar (probability 1), in character cells. */
 export const BAR_WIDTH = 30;
@@ -96,4 +97,16 @@ export function renderResponse(response: SystemOneResponse, footerExtra = ''): s
   const usage = response.usage;
   lines.push(`model ${response.model} · ${usage.input_tokens} input tokens · ${usage.output_tokens} output tokens${footerExtra}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The backend an engine runs on, and why each one before it in the registry's order did not
+ * start: "onnxruntime-node", or "wasm (onnxruntime-node passed over: <reason>)".
+ */
+export function backendLine(stats: Pick<EngineStats, 'backend' | 'backends'>): string {
+  const winner = stats.backends.findIndex((b) => b.name === stats.backend && b.error === undefined);
+  // Only those before it in the order: a tfjs backend tried later for the heads is not a fallback.
+  const skipped = stats.backends.slice(0, winner < 0 ? stats.backends.length : winner).filter((b) => b.error !== undefined);
+  if (skipped.length === 0) return stats.backend;
+  return `${stats.backend} (${skipped.map((b) => `${b.name} passed over: ${b.error}`).join('; ')})`;
 }

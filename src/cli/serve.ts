@@ -13,6 +13,7 @@ import { installSignalHandlers, serve, silentSink, type ServeOptions, type Serve
 import path from 'node:path';
 import type { BackendName, EngineConfig } from '../engine/contract.js';
 import { isEntryPoint } from './paths.js';
+import { backendLine } from './format.js';
 
 export const SERVE_USAGE = `Usage: evalmodel serve [options]
 
@@ -39,7 +40,10 @@ Options (environment variable in brackets):
   --shutdown-grace-ms N     longest drain on shutdown [EVALMODEL_SHUTDOWN_GRACE_MS] (default 30000)
   --request-id-headers A,B  response headers carrying the request id
                             (default x-service-request-id,x-typesafe-request-id)
-  --backend NAME            tensorflow, wasm or cpu [EVALMODEL_BACKEND]
+  --backend NAME            encoder backend: onnxruntime-node, tensorflow, wasm or cpu
+                            [EVALMODEL_BACKEND] (default: the first that starts)
+  --threads N               onnxruntime-node's intra-op threads per engine [EVALMODEL_THREADS]
+                            (default 1: the workers give the cores their work)
   --model-dir DIR           also serve the NLI model in this folder (transformers.js layout; needs
                             the optional package @xenova/transformers) under the id and alias of
                             its evalmodel.json (default evalmodel-0.1.0, evalmodel-nli) [EVALMODEL_MODEL_DIR]
@@ -95,6 +99,7 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
     '--request-id-headers',
     '--backend',
     '--workers',
+    '--threads',
     '--model-dir',
     '--manifest',
   ]);
@@ -149,8 +154,15 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   const engineConfig: EngineConfig = {};
   const backend = pick('--backend', 'EVALMODEL_BACKEND');
   if (backend !== undefined) {
-    if (!['tensorflow', 'wasm', 'cpu'].includes(backend)) throw new Error(`--backend must be tensorflow, wasm or cpu, got '${backend}'`);
+    if (!['onnxruntime-node', 'tensorflow', 'wasm', 'cpu'].includes(backend)) {
+      throw new Error(`--backend must be onnxruntime-node, tensorflow, wasm or cpu, got '${backend}'`);
+    }
     engineConfig.backend = backend as BackendName;
+  }
+  const threads = num('--threads', 'EVALMODEL_THREADS');
+  if (threads !== undefined) {
+    if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads expects an integer >= 1, got '${threads}'`);
+    engineConfig.threads = threads;
   }
   const modelDir = pick('--model-dir', 'EVALMODEL_MODEL_DIR');
   if (modelDir !== undefined) engineConfig.modelDir = path.resolve(modelDir);
@@ -186,7 +198,7 @@ export async function serveCommand(argv: readonly string[] = process.argv.slice(
       process.exit(1);
     },
   });
-  process.stdout.write(`evalmodel listening on ${handle.url}\n`);
+  process.stdout.write(`evalmodel listening on ${handle.url} · backend ${backendLine(handle.engine.stats())}\n`);
   return handle;
 }
 

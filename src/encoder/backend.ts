@@ -1,7 +1,9 @@
 /**
- * The tfjs backend registry: an ordered list of backends, the first that initialises wins
- * (as onnxruntime-web does). tfjs-node is an optional dependency that cannot install on every
+ * The tfjs backend registry: an ordered list of backends, the first that initialises and
+ * passes a known-answer self-test of the operations the encoder and heads use wins (as
+ * onnxruntime-web does). tfjs-node is an optional dependency that cannot install on every
  * machine, so every error of loading it (not only MODULE_NOT_FOUND) means "try the next one".
+ * The encoder's own registry (registry.ts) puts onnxruntime-node before these.
  * @module
  */
 import { createRequire } from 'node:module';
@@ -9,9 +11,12 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName } from '../engine/contract.js';
 
+/** The tfjs backends: every encoder backend but onnxruntime-node. */
+export type TfjsBackendName = Exclude<BackendName, 'onnxruntime-node'>;
+
 /** How to bring up one backend; resolves false (or throws) when it is not available. */
 interface BackendCandidate {
-  name: BackendName;
+  name: TfjsBackendName;
   init(): Promise<boolean>;
 }
 
@@ -52,27 +57,58 @@ export const BACKEND_ORDER: readonly BackendCandidate[] = [
   },
 ];
 
-/** What happened to each backend tried, for diagnostics. */
-export interface BackendReport {
-  backend: BackendName;
-  tried: { name: BackendName; error?: string }[];
+/** One backend tried: no `error` means it started and passed its self-test. */
+export interface BackendAttempt {
+  name: BackendName;
+  error?: string;
 }
 
-let active: Promise<BackendReport> | null = null;
+/** What happened to each tfjs backend tried, for diagnostics. */
+export interface TfjsBackendReport {
+  backend: TfjsBackendName;
+  tried: BackendAttempt[];
+}
+
+let active: Promise<TfjsBackendReport> | null = null;
+
+/**
+ * A known-answer test of the operations the encoder and heads run (a matrix product with bias,
+ * softmax, tanh, a sum), against values computed here in float64: a backend whose arithmetic is
+ * broken is passed over rather than used.
+ */
+export function tfjsSelfTest(): void {
+  const a = [0.5, -1, 2, 0.25, 3, -0.5];
+  const b = [1, 2, -1, 0.5, 0.25, -2];
+  const got = tf.tidy(() => {
+    const product = tf.add(tf.matMul(tf.tensor2d(a, [2, 3]), tf.tensor2d(b, [3, 2])), tf.tensor1d([0.1, -0.1]));
+    return tf.concat([tf.softmax(product), tf.tanh(product), tf.sum(product, 1, true)], 1);
+  });
+  const values = got.dataSync();
+  got.dispose();
+  const expected: number[] = [];
+  for (let r = 0; r < 2; r++) {
+    const p = [0, 1].map((c) => [0, 1, 2].reduce((s, k) => s + a[r * 3 + k]! * b[k * 2 + c]!, 0) + (c === 0 ? 0.1 : -0.1));
+    const e = p.map((v) => Math.exp(v - Math.max(...p)));
+    expected.push(...e.map((v) => v / (e[0]! + e[1]!)), ...p.map(Math.tanh), p[0]! + p[1]!);
+  }
+  const worst = expected.reduce((m, v, i) => Math.max(m, Math.abs(v - values[i]!)), 0);
+  if (!(worst < 1e-4)) throw new Error(`self-test failed: results off by ${worst}`);
+}
 
 /**
  * Initialises the first backend that works (or exactly `only`, when given) and makes it the
  * process-wide tfjs backend. tfjs has one global backend per process, so the choice is made
  * once and later calls share it.
  */
-export function initBackend(only?: BackendName): Promise<BackendReport> {
+export function initBackend(only?: TfjsBackendName): Promise<TfjsBackendReport> {
   active ??= (async () => {
-    const tried: BackendReport['tried'] = [];
+    const tried: TfjsBackendReport['tried'] = [];
     for (const candidate of BACKEND_ORDER) {
       if (only && candidate.name !== only) continue;
       try {
         if (await candidate.init()) {
           await tf.ready();
+          tfjsSelfTest();
           tried.push({ name: candidate.name });
           return { backend: candidate.name, tried };
         }

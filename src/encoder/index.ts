@@ -6,30 +6,37 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, type BackendReport } from './backend.js';
-import { TransformerEncoder } from './transformer.js';
-import { collectTensors, ENCODER_SHAPE, loadEncoderWeights, type EncoderWeights } from './weights.js';
+import { loadPassRunner, type BackendReport, type EncoderLoadOptions } from './registry.js';
+import type { PassRunner } from './runner.js';
+import { TfjsRunner } from './runner.js';
+import { collectTensors, ENCODER_SHAPE, type EncoderWeights } from './weights.js';
 import { encodeRows, joinRows } from './rows.js';
 import { planRows, splitWindows, type RowJob, type RowPlan, type RowSide, type WindowHelper, type WindowResults } from './split.js';
 import { passFlops, recordEncoderWork, recordFlops } from './work.js';
 import { abortReason, wholeBatchSignal } from './abort.js';
-import type { BackendName } from '../engine/contract.js';
 
 export { ENCODER_SHAPE } from './weights.js';
 export { readEncoderWork, type EncoderWork } from './work.js';
 export { abortReason } from './abort.js';
 export type { RowJob, RowSide, WindowHelper, WindowResults } from './split.js';
+export type { BackendReport, EncoderLoadOptions } from './registry.js';
 
-/** Counts one pass over `windows`, each encoded on its own (no padding). */
-function record(weights: EncoderWeights, windows: readonly (readonly number[])[], keepStates: boolean): void {
+/**
+ * Counts one pass over `windows`, each encoded on its own (no padding). `native`: the ONNX
+ * graph computes layer 0's input projections as products (tfjs reads them from tables) and the
+ * last projection per token even when only the sums are wanted.
+ */
+function record(weights: EncoderWeights, windows: readonly (readonly number[])[], keepStates: boolean, native = false): void {
   const [rows, cols] = weights.layers[weights.layers.length - 1]!.ffnOut.kernel.shape;
   const lastMacs = rows * cols;
+  const first = weights.layers[0]!;
+  const inputMacs = native ? first.qkv.kernel.shape[0] * first.qkv.kernel.shape[1] + (first.residualProjection ? first.residualProjection.kernel.shape[0] * first.residualProjection.kernel.shape[1] : 0) : 0;
   let flops = 0;
   for (const w of windows) {
     if (w.length === 0) continue;
-    flops += passFlops(weights, 1, w.length, 0);
+    flops += passFlops(weights, 1, w.length, 0) + 2 * w.length * inputMacs;
     // Without token states the last projection runs once per window, not once per token.
-    if (!keepStates) flops -= 2 * (w.length - 1) * lastMacs;
+    if (!keepStates && !native) flops -= 2 * (w.length - 1) * lastMacs;
   }
   const tokens = windows.reduce((n, w) => n + w.length, 0);
   recordEncoderWork({ sequences: windows.length, tokens, paddedTokens: tokens, flops });
@@ -64,12 +71,12 @@ class Slicer {
    * Stops before the next run once `signal` aborts: the event loop runs between runs, so an
    * abort (a client gone, a deadline) is seen within one slice of work.
    */
-  async each(windows: readonly number[][], encode: (run: number[][]) => void, signal?: AbortSignal): Promise<void> {
+  async each(windows: readonly number[][], encode: (run: number[][]) => void | Promise<void>, signal?: AbortSignal): Promise<void> {
     let run: number[][] = [];
     for (const w of windows) {
       if (signal?.aborted) return;
       if (this.budget <= 0) {
-        if (run.length > 0) encode(run);
+        if (run.length > 0) await encode(run);
         run = [];
         await yieldToEventLoop();
         this.budget = TOKENS_PER_SLICE;
@@ -78,15 +85,8 @@ class Slicer {
       run.push(w);
       this.budget -= Math.max(1, w.length);
     }
-    if (run.length > 0) encode(run);
+    if (run.length > 0) await encode(run);
   }
-}
-
-/** Reads a tensor's values and frees it. */
-function readAndDispose(t: tf.Tensor): Float32Array {
-  const values = t.dataSync() as Float32Array;
-  t.dispose();
-  return values;
 }
 
 /** The state's encoding, kept in the cache and shared by every question about that state. */
@@ -152,19 +152,29 @@ export function encodingBytes(e: StateEncoding): number {
   return e.pooled.byteLength + e.tokenStates.byteLength + 64;
 }
 
-/** A loaded encoder on the process' tfjs backend. */
+/**
+ * A loaded encoder on the first backend of the registry (backend.ts) that starts and passes its
+ * self-test: onnxruntime-node, else the process' tfjs backend.
+ */
 export class Encoder {
   private constructor(
-    private readonly transformer: TransformerEncoder,
+    private readonly runner: PassRunner,
     private readonly weightTensors: tf.Tensor[],
     readonly backend: BackendReport,
     private readonly weights: EncoderWeights,
-  ) {}
+  ) {
+    this.tfjs = runner instanceof TfjsRunner ? runner : null;
+  }
 
-  static async load(options: { backend?: BackendName } = {}): Promise<Encoder> {
-    const backend = await initBackend(options.backend);
-    const weights = await loadEncoderWeights();
-    return new Encoder(new TransformerEncoder(weights), collectTensors(weights), backend, weights);
+  /** The tfjs runner when it runs the passes: only it can take part in a row split (rows.ts). */
+  private readonly tfjs: TfjsRunner | null;
+
+  static async load(options: EncoderLoadOptions = {}): Promise<Encoder> {
+    const { runner, report, weights } = await loadPassRunner(options);
+    const tensors = collectTensors(weights);
+    // The native encoder holds its own copy; only the shapes are read after this (work counts).
+    if (!(runner instanceof TfjsRunner)) tf.dispose(tensors);
+    return new Encoder(runner, tensors, report, weights);
   }
 
   /**
@@ -213,7 +223,7 @@ export class Encoder {
       const idle = this.helper !== null && sameKind && this.helper.available();
       // Rows of the windows on both threads when that finishes earlier (token states only:
       // a pooled-only pass would have to swap the last FFN's activations too).
-      const rowPlan = idle && batch[0]!.keepStates && this.helper!.rows ? planRows(windows.map((w) => w.length)) : null;
+      const rowPlan = idle && this.tfjs && batch[0]!.keepStates && this.helper!.rows ? planRows(windows.map((w) => w.length)) : null;
       const plan = idle && !rowPlan ? splitWindows(windows.map((w) => w.length)) : null;
       const sent = plan ? windows.flatMap((_, g) => (plan[g] ? [g] : [])) : [];
       const whole = wholeBatchSignal(batch.map((p) => p.signal));
@@ -242,7 +252,7 @@ export class Encoder {
         const rows = windowsOf(states, i).filter((x): x is Float32Array => x !== null);
         return batch[i]!.keepStates ? ownedConcat(rows) : new Float32Array(0);
       });
-      const pooled = this.poolTexts(concatFloat32(live.flatMap((i) => windowsOf(sums, i))), live.map((i) => batch[i]!.windows.map((w) => w.length)));
+      const pooled = await this.poolTexts(concatFloat32(live.flatMap((i) => windowsOf(sums, i))), live.map((i) => batch[i]!.windows.map((w) => w.length)));
       live.map((i) => batch[i]!).forEach((p, i) => {
         const own = tokenStates[i]!;
         if (p.keepStates && own.length !== p.ids.length * hidden) throw new Error('encoder: token states out of step');
@@ -268,9 +278,10 @@ export class Encoder {
       restDone = true;
       const run = rest.map((g) => windows[g]!);
       record(this.weights, run, true);
-      store(rest, this.encodeRun(run, true));
+      // Synchronous: it may run inside the row job's lockstep with the helper.
+      store(rest, this.tfjs!.run(run, true));
     };
-    const mine = encodeRows(this.transformer, job.windows, job.cuts, 0);
+    const mine = encodeRows(this.tfjs!.transformer, job.windows, job.cuts, 0);
     let joined: { mine: Float32Array[]; theirs: Float32Array[] } | null = null;
     try {
       joined = this.helper?.rows?.(job, mine, encodeRest) ?? null;
@@ -292,7 +303,8 @@ export class Encoder {
 
   /** Side `side` of another encoder's row job (the helper side of the row split). */
   rowSide(job: RowJob, side: 0 | 1): RowSide {
-    return encodeRows(this.transformer, job.windows, job.cuts, side);
+    if (!this.tfjs) throw new Error(`encoder: the ${this.runner.backend} backend takes no row jobs`);
+    return encodeRows(this.tfjs.transformer, job.windows, job.cuts, side);
   }
 
   /** Encodes the windows `indices` of `windows` on this thread, in slices, and stores each result. */
@@ -307,10 +319,11 @@ export class Encoder {
     let done = 0;
     await slicer.each(
       indices.map((g) => windows[g]!),
-      (run) => {
-        record(this.weights, run, keepStates);
-        store(indices.slice(done, done + run.length), this.encodeRun(run, keepStates));
+      async (run) => {
+        record(this.weights, run, keepStates, this.tfjs === null);
+        const slice = indices.slice(done, done + run.length);
         done += run.length;
+        store(slice, await this.runner.run(run, keepStates));
       },
       signal,
     );
@@ -325,9 +338,9 @@ export class Encoder {
     const states: Float32Array[] = [];
     await new Slicer().each(
       windows.map((w) => [...w]),
-      (run) => {
-        record(this.weights, run, keepStates);
-        const pass = this.encodeRun(run, keepStates);
+      async (run) => {
+        record(this.weights, run, keepStates, this.tfjs === null);
+        const pass = await this.runner.run(run, keepStates);
         sums.push(pass.sums);
         if (pass.states) states.push(pass.states);
       },
@@ -353,37 +366,11 @@ export class Encoder {
       }
     });
     const sums: Float32Array[] = [];
-    await new Slicer().each(windows, (run) => {
-      record(this.weights, run, false);
-      sums.push(this.encodeRun(run, false).sums);
+    await new Slicer().each(windows, async (run) => {
+      record(this.weights, run, false, this.tfjs === null);
+      sums.push((await this.runner.run(run, false)).sums);
     });
     return this.poolTexts(concatFloat32(sums), lengths);
-  }
-
-  /** Encodes a run of windows; sums [windows, 512] and token states back in input order. */
-  private encodeRun(run: readonly number[][], keepStates: boolean): { sums: Float32Array; states: Float32Array | null } {
-    const pass = this.transformer.sequenceSumsInPassOrder(run, { keepStates });
-    const sums = readAndDispose(pass.sums);
-    const states = pass.states ? readAndDispose(pass.states) : null;
-    if (pass.order.every((input, row) => input === row)) return { sums, states };
-    const hidden = ENCODER_SHAPE.hiddenDim;
-    const ordered = new Float32Array(sums.length);
-    pass.order.forEach((input, row) => ordered.set(sums.subarray(row * hidden, (row + 1) * hidden), input * hidden));
-    if (!states) return { sums: ordered, states: null };
-    const start: number[] = [];
-    let offset = 0;
-    run.forEach((w, i) => {
-      start[i] = offset;
-      offset += w.length;
-    });
-    const orderedStates = new Float32Array(states.length);
-    let row = 0;
-    for (const input of pass.order) {
-      const n = run[input]!.length;
-      orderedStates.set(states.subarray(row * hidden, (row + n) * hidden), start[input]! * hidden);
-      row += n;
-    }
-    return { sums: ordered, states: orderedStates };
   }
 
   /**
@@ -391,7 +378,7 @@ export class Encoder {
    * windows of text 0 first): adds each text's window sums in window order in float64,
    * divides by its token count, then applies the tanh projection and normalisation.
    */
-  private poolTexts(sums: Float32Array, windowLengths: readonly (readonly number[])[]): Float32Array[] {
+  private async poolTexts(sums: Float32Array, windowLengths: readonly (readonly number[])[]): Promise<Float32Array[]> {
     const hidden = ENCODER_SHAPE.hiddenDim;
     const means = new Float32Array(windowLengths.length * hidden);
     const acc = new Float64Array(hidden);
@@ -409,14 +396,13 @@ export class Encoder {
       for (let j = 0; j < hidden; j++) means[t * hidden + j] = acc[j]! * scale;
     });
     recordFlops(passFlops(this.weights, 0, 0, windowLengths.length));
-    const pooled = tf.tidy(() => this.transformer.pool(tf.tensor2d(means, [windowLengths.length, hidden])));
-    const flat = readAndDispose(pooled);
+    const flat = await this.runner.pool(means, windowLengths.length);
     return windowLengths.map((_, i) => flat.slice(i * hidden, (i + 1) * hidden));
   }
 
   /** Frees the weights. */
   dispose(): void {
-    this.transformer.dispose();
+    this.runner.dispose();
     tf.dispose(this.weightTensors);
   }
 }

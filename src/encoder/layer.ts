@@ -25,8 +25,13 @@ export interface PreparedLayer {
   query: Dense[];
   key: Dense[];
   value: Dense[];
-  /** Output projection of the attention context (layer 0's residual projection is in input-tables.ts). */
+  /** Output projection of the attention context. */
   out: Dense;
+  /**
+   * Layer 0's projection of its (unnormalised) input into the residual stream; null where the
+   * residual is the input itself. The tfjs path reads layer 0's from input-tables.ts.
+   */
+  residual: Dense | null;
   /** The FFN layer norm folded into the first FFN projection. */
   ffnIn: Dense;
   ffnOut: Dense;

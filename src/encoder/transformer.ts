@@ -1,7 +1,8 @@
 /**
  * Our tfjs implementation of the Universal Sentence Encoder lite transformer ("Kona"): two
  * pre-norm layers (256 -> 512 wide, 4 heads each), sinusoidal positions, mean pooling and a tanh
- * projection. Written op by op from the frozen graph so that masks, intermediate token states
+ * projection, as architecture.ts describes it (the ONNX graph of onnx-graph.ts follows the same
+ * plan). Written op by op from the frozen graph so that masks, intermediate token states
  * and caching are ours to control; `test/encoder.test.ts` proves it equal to the graph.
  *
  * How it is laid out for speed on the wasm backend (measured; see docs/performance.md):
@@ -29,7 +30,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { gemmReady, packable, packDense } from '../kernels/gemm.js';
 import { InputTables, type InputProjections, type RowRange } from './input-tables.js';
-import { attend, attentionResidual, dense, ffnHidden, foldNorm, projectHeads, type Dense, type PreparedLayer } from './layer.js';
+import { planEncoder } from './architecture.js';
+import { attend, attentionResidual, dense, ffnHidden, projectHeads, type Dense, type PreparedLayer } from './layer.js';
 import { ENCODER_SHAPE, type EncoderWeights } from './weights.js';
 
 /** Per-token states of a batch of sequences, right-padded. */
@@ -49,12 +51,6 @@ export interface TokenStates {
  * its result never depends on what else is encoded with it.
  */
 export const SHORT_SEQUENCE_MAX = 32;
-
-function readAndDispose(t: tf.Tensor): Float32Array {
-  const values = t.dataSync() as Float32Array;
-  t.dispose();
-  return values;
-}
 
 /** What one block (one long sequence, or a group of short ones of one length) leaves. */
 interface BlockOutput {
@@ -84,50 +80,18 @@ export class TransformerEncoder {
   private readonly owned: tf.Tensor[] = [];
 
   constructor(weights: EncoderWeights) {
-    // (Read outside tf.tidy: tidy walks whatever its callback returns, element by element.)
-    // The graph adds the embeddings twice.
-    const embeddings = readAndDispose(tf.tidy(() => tf.mul(weights.embeddings, 2)));
-    // sin/cos of position x inverse timescale, concatenated: the graph's AddTimingSignal.
-    const timing = readAndDispose(
-      tf.tidy(() => {
-        const pos = tf.reshape(tf.range(0, ENCODER_SHAPE.maxTokens, 1, 'float32'), [-1, 1]);
-        const angles = tf.mul(pos, tf.reshape(weights.inverseTimescales, [1, -1]));
-        return tf.concat([tf.sin(angles), tf.cos(angles)], 1);
-      }),
-    );
-    this.layers = weights.layers.map((l) => {
-      const width = l.inputDim;
-      const depth = width / l.heads;
-      const heads = Array.from({ length: l.heads }, (_, h) => h);
-      const query = heads.map((h) => foldNorm(l.attentionNorm, l.qkv, h * depth, depth, 1 / Math.sqrt(depth)));
-      const key = heads.map((h) => foldNorm(l.attentionNorm, l.qkv, width + h * depth, depth));
-      const value = heads.map((h) => foldNorm(l.attentionNorm, l.qkv, 2 * width + h * depth, depth));
-      const out: Dense = { kernel: tf.clone(l.attentionOut.kernel), bias: tf.clone(l.attentionOut.bias) };
-      const layer: PreparedLayer = {
-        width,
-        heads: l.heads,
-        query,
-        key,
-        value,
-        out,
-        ffnIn: foldNorm(l.ffnNorm, l.ffnIn),
-        ffnOut: { kernel: tf.clone(l.ffnOut.kernel), bias: tf.clone(l.ffnOut.bias) },
-      };
-      for (const d of [...query, ...key, ...value, out, layer.ffnIn, layer.ffnOut]) this.owned.push(d.kernel, d.bias);
-      return layer;
-    });
+    const plan = planEncoder(weights);
+    this.owned.push(...plan.tensors);
+    this.layers = plan.layers;
     const first = this.layers[0]!;
-    const residual = weights.layers[0]!.residualProjection;
-    if (!residual) throw new Error('encoder: layer 0 has no residual projection');
     this.tables = new InputTables({
-      embeddings,
-      timing,
-      dim: weights.embeddings.shape[1],
+      embeddings: plan.embeddings,
+      timing: plan.timing,
+      dim: plan.dim,
       heads: first.query.flatMap((q, h) => [q, first.key[h]!, first.value[h]!]),
-      residual,
+      residual: first.residual!,
     });
-    this.pooler = { kernel: tf.clone(weights.pooler.kernel), bias: tf.clone(weights.pooler.bias) };
-    this.owned.push(this.pooler.kernel, this.pooler.bias);
+    this.pooler = plan.pooler;
     if (gemmReady()) {
       for (const d of [...this.layers.flatMap((l) => [...l.query, ...l.key, ...l.value, l.out, l.ffnIn, l.ffnOut]), this.pooler]) {
         if (!packable(d.kernel.shape[0], d.kernel.shape[1])) continue;

@@ -6,15 +6,27 @@
 import type { RegistryManifest } from '../registry/index.js';
 import type { ModelMetadataList, Questions, State, SystemOneResponse } from '../types.js';
 
-/** Names of the tfjs backends the engine can run on, in order of preference. */
-export type BackendName = 'tensorflow' | 'wasm' | 'cpu';
+/**
+ * Names of the backends the encoder can run on, in order of preference: native onnxruntime
+ * (the optional `onnxruntime-node` package), then the tfjs backends (tfjs-node, WebAssembly,
+ * plain JavaScript).
+ */
+export type BackendName = 'onnxruntime-node' | 'tensorflow' | 'wasm' | 'cpu';
+
+/** The tfjs backends (the heads always run on one of them). */
+export type TfjsBackendName = Exclude<BackendName, 'onnxruntime-node'>;
 
 /** Options of a long-lived engine. */
 export interface EngineConfig {
   /** Model used when a request names none. Default `evalmodel-latest`. */
   defaultModel?: string;
-  /** Force one backend instead of the first that initialises (tfjs-node, then wasm, then cpu). */
+  /**
+   * Run the encoder on this backend only (throws when it cannot start) instead of the first
+   * that starts and passes its self-test (onnxruntime-node, tfjs-node, wasm, cpu).
+   */
   backend?: BackendName;
+  /** onnxruntime-node's intra-op threads for one encoder pass. Default 1 (one core per engine). */
+  threads?: number;
   /**
    * Byte budget of the cross-request state cache. Default 64 MiB; 0 disables it. Models of the
    * `transformers-nli` kind keep their own cache (question logits per state) with the same budget.
@@ -81,10 +93,14 @@ export interface CacheStats {
 
 /** Counters of the engine's work, for tests and monitoring. */
 export interface EngineStats {
-  /** Backend in use. */
+  /** Backend that runs the encoder. */
   backend: BackendName;
+  /** The tfjs backend the heads run on (the encoder too, unless `backend` is onnxruntime-node). */
+  tfjsBackend: TfjsBackendName;
+  /** Every backend tried, in order of preference, with the reason each one passed over did not start. */
+  backends: { name: BackendName; error?: string }[];
   /**
-   * What runs the matrix products: `evalmodel-gemm`, our WebAssembly kernel (on the wasm
+   * What runs the tfjs matrix products: `evalmodel-gemm`, our WebAssembly kernel (on the wasm
    * backend, where its self-test passed), or `tfjs`, the backend's own.
    */
   matmul: 'evalmodel-gemm' | 'tfjs';

@@ -192,6 +192,8 @@ class PipelineEngine implements Engine {
     const nli = this.nli.counters();
     return {
       backend: this.encoder.backend.backend,
+      tfjsBackend: this.encoder.backend.tfjs,
+      backends: this.encoder.backend.tried.map((t) => ({ ...t })),
       matmul: gemmReady() ? 'evalmodel-gemm' : 'tfjs',
       stateEncodes: this.stateEncodes + nli.stateRuns,
       exact: { ...this.exactCounts, enabled: this.config.exact },
@@ -231,6 +233,7 @@ export async function createEngineWithEncoder(config: EngineConfig = {}): Promis
   const full = {
     ...config,
     defaultModel: config.defaultModel ?? 'evalmodel-latest',
+    threads: config.threads ?? 1,
     cacheBytes: config.cacheBytes ?? DEFAULT_CACHE_BYTES,
     exact: config.exact ?? true,
     maxRequestWork: config.maxRequestWork ?? DEFAULT_MAX_REQUEST_WORK,
@@ -238,7 +241,7 @@ export async function createEngineWithEncoder(config: EngineConfig = {}): Promis
   const registry = registryFor(config);
   registry.resolve(full.defaultModel);
   const [encoder, tokenizer] = await Promise.all([
-    Encoder.load(config.backend ? { backend: config.backend } : {}),
+    Encoder.load({ ...(config.backend ? { backend: config.backend } : {}), threads: full.threads }),
     loadVocabulary().then(engineTokenizer),
   ]);
   const engine = new PipelineEngine(encoder, tokenizer, registry, full);

@@ -269,6 +269,8 @@ class EnginePool implements Engine {
     const sum = (f: (s: EngineStats) => number) => all.reduce((n, s) => n + f(s), 0);
     return {
       backend: all[0]?.backend ?? 'wasm',
+      tfjsBackend: all[0]?.tfjsBackend ?? 'wasm',
+      backends: all[0]?.backends ?? [],
       matmul: all[0]?.matmul ?? 'tfjs',
       stateEncodes: sum((s) => s.stateEncodes),
       questionEncodes: sum((s) => s.questionEncodes),

@@ -29,7 +29,7 @@ export interface BrowserEngineOptions {
   /** URL of the folder holding the `tfjs-backend-wasm*.wasm` files. Default `<baseUrl>wasm/`. */
   wasmUrl?: string;
   /** tfjs backend; default: wasm, falling back to cpu when WebAssembly cannot start. */
-  backend?: Exclude<BackendName, 'tensorflow'>;
+  backend?: Exclude<BackendName, 'tensorflow' | 'onnxruntime-node'>;
   /** Called with a short description of each loading step, for a progress line. */
   onProgress?: (step: string) => void;
   /** Byte budget of the state cache (default as in Node). */

@@ -13,7 +13,7 @@ import { RequestValidationError, UnknownModelError } from '../../errors.js';
 import type { Question, State, SystemOneResponse } from '../../types.js';
 import { explainRequest, renderExplanations } from '../explain.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
-import { renderResponse } from '../format.js';
+import { backendLine, renderResponse } from '../format.js';
 import { readAll, type CliIO } from '../io.js';
 import { wantsHelp } from '../help.js';
 import { startProgress } from '../progress.js';
@@ -47,7 +47,8 @@ Options:
                          optional package @xenova/transformers)
       --manifest <file>  the model registry to use instead of the built-in one
       --allow-remote     let a registry's hub ids be downloaded (default: offline)
-      --backend <name>   tfjs backend: tensorflow, wasm or cpu (default: first that starts)
+      --backend <name>   encoder backend: onnxruntime-node, tensorflow, wasm or cpu
+                         (default: the first that starts and passes its self-test)
       --json             print the raw SystemOneResponse (and a 422 body on validation errors)
       --explain          show, per question, what the exact-answer stage read, bound and
                          computed, or why it left the question to the model
@@ -82,7 +83,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const BACKENDS: readonly BackendName[] = ['tensorflow', 'wasm', 'cpu'];
+const BACKENDS: readonly BackendName[] = ['onnxruntime-node', 'tensorflow', 'wasm', 'cpu'];
 
 async function readSource(path: string, io: CliIO, what: string): Promise<string> {
   if (path === '-') return readAll(io.stdin);
@@ -206,7 +207,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     progress.update('Evaluating…');
     try {
       response = await engine.evaluate(body);
-      backendName = engine.stats().backend;
+      backendName = backendLine(engine.stats());
     } finally {
       await engine.close();
     }
