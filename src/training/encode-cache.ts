@@ -6,10 +6,11 @@
  */
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flattenWhitespace } from '../canonical/index.js';
+import { repoRoot } from './data.js';
 import type { Tokenizer } from '../tokenizer/index.js';
 
 /** One encoded text: per-token states [n, dim] row-major and the pooled sentence vector. */
@@ -19,13 +20,34 @@ export interface TextEncoding {
   pooled: Float32Array;
 }
 
-export const ENCODER_TAG = 'use-lite@energetic-ai-0.2.0';
+// The tokenizer is part of the key: since unknown characters became one token each (not one per
+// run), texts with such characters have other ids, so older entries must not be reused
+// (EVALMODEL_ENCODER_TAG reads a cache written under another key).
+export const ENCODER_TAG = process.env.EVALMODEL_ENCODER_TAG ?? 'use-lite@energetic-ai-0.2.0+char-unknowns';
 const DIM = 512;
 /** Tokens per shard at most (512 floats each: 400k tokens is 800 MiB). */
 const SHARD_TOKENS = 400_000;
 
+/** The cache folder: $EVALMODEL_CACHE, else .cache/encodings in the repository. */
+export function cacheDir(): string {
+  return process.env.EVALMODEL_CACHE ?? path.join(repoRoot(), '.cache', 'encodings');
+}
+
 export function textKey(text: string): string {
   return createHash('sha1').update(ENCODER_TAG).update('\u0000').update(text).digest('hex');
+}
+
+/** A file's bytes in a SharedArrayBuffer. */
+function readShared(file: string): Uint8Array {
+  const size = statSync(file).size;
+  const view = new Uint8Array(new SharedArrayBuffer(size));
+  const fd = openSync(file, 'r');
+  try {
+    for (let at = 0; at < size; ) at += readSync(fd, view, at, Math.min(1 << 30, size - at), at);
+  } finally {
+    closeSync(fd);
+  }
+  return view;
 }
 
 /** Loaded shards: text key -> encoding (views into the shard buffers). */
@@ -33,15 +55,24 @@ export class EncodingStore {
   private readonly map = new Map<string, TextEncoding>();
   private static readonly EMPTY: TextEncoding = { tokens: new Float32Array(0), n: 0, pooled: new Float32Array(DIM) };
 
-  constructor(readonly dir: string) {
+  /**
+   * `shared`: shard bytes go into SharedArrayBuffers, so that worker threads given these
+   * encodings (structured clone) read the same memory instead of copies (reader training runs
+   * its ensemble members as threads over one copy of several GB of encodings).
+   */
+  constructor(
+    readonly dir: string,
+    private readonly shared = false,
+  ) {
     mkdirSync(dir, { recursive: true });
     for (const f of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) this.loadShard(path.join(dir, f.slice(0, -5)));
   }
 
   private loadShard(prefix: string): void {
     const meta = JSON.parse(readFileSync(`${prefix}.json`, 'utf8')) as { dim: number; index: { key: string; row: number; n: number; p: number }[] };
-    const tb = readFileSync(`${prefix}.tokens.f32`);
-    const pb = readFileSync(`${prefix}.pooled.f32`);
+    const read = this.shared ? readShared : readFileSync;
+    const tb = read(`${prefix}.tokens.f32`);
+    const pb = read(`${prefix}.pooled.f32`);
     const tokens = new Float32Array(tb.buffer, tb.byteOffset, tb.byteLength / 4);
     const pooled = new Float32Array(pb.buffer, pb.byteOffset, pb.byteLength / 4);
     for (const e of meta.index) {

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { renderQuestion, renderState } from '../canonical/index.js';
 import { questionTexts } from '../heads/texts.js';
 import { createTokenizer, loadVocabulary } from '../tokenizer/index.js';
-import { dataDir, loadCases, repoRoot, type Case } from './data.js';
-import { EncodingStore } from './encode-cache.js';
+import { dataDir, loadCases, type Case } from './data.js';
+import { cacheDir, EncodingStore } from './encode-cache.js';
 
 /** Every text the heads read for these cases. */
 export function textsOf(cases: readonly Case[]): Set<string> {
@@ -27,9 +27,7 @@ export function textsOf(cases: readonly Case[]): Set<string> {
   return texts;
 }
 
-export function cacheDir(): string {
-  return process.env.EVALMODEL_CACHE ?? path.join(repoRoot(), '.cache', 'encodings');
-}
+export { cacheDir };
 
 /** Full rendered outcome texts ("instructions + outcome line"), read by the zero-shot term. */
 export function outcomeTextsOf(cases: readonly Case[]): Set<string> {

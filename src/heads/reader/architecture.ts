@@ -54,6 +54,11 @@ export function paramShapes(s: ReaderShape): Record<string, number[]> {
     'in.text.w': [INPUT, d],
     'in.text.b': [d],
     'in.text.match': [d],
+    // ... and learned vectors times the token's best and soft-maximum cosine with the state's
+    // tokens (parameter-free alignment, as the first trained heads read it): a signal of how
+    // well each question word is supported that holds from the first step.
+    'in.text.best': [d],
+    'in.text.soft': [d],
     'in.state.w': [INPUT, d],
     'in.state.b': [d],
     // An outcome line's rows get this projection of its instructions' mean row added.
@@ -99,6 +104,17 @@ export function paramShapes(s: ReaderShape): Record<string, number[]> {
     'score.b1': [s.mlp],
     'score.w2': [s.mlp, 1],
   });
+  return out;
+}
+
+/**
+ * Parameters that start as a copy of another (training's warm start): the state's projections
+ * start equal to the text's, so that from the first step a text token's query meets the keys of
+ * the state tokens most like it, and attention reads the state where the question's words land.
+ */
+export function tiedAtInit(s: ReaderShape): Record<string, string> {
+  const out: Record<string, string> = { 'in.state.w': 'in.text.w' };
+  for (let l = 0; l < s.layers; l++) out[`l${l}.sk`] = `l${l}.q`;
   return out;
 }
 

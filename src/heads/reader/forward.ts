@@ -80,8 +80,13 @@ function readouts(p: ReaderParams, shape: ReaderShape, x: tf.Tensor, b: ReaderBa
   return tf.concat([tf.mul(v, b.present), tf.zeros([1, 2 * shape.width])], 0) as tf.Tensor2D;
 }
 
+/**
+ * A readout MLP. Leaky, not plain ReLU: a plain ReLU readout died in training (every hidden unit
+ * negative for every input, so no gradient ever reached it again: noul stayed at chance for
+ * thousands of steps while choice learned).
+ */
 function mlp(p: ReaderParams, prefix: string, x: tf.Tensor2D): tf.Tensor1D {
-  const h = tf.relu(tf.add(tf.matMul(x, p[`${prefix}.w1`] as tf.Tensor2D), p[`${prefix}.b1`]!));
+  const h = tf.leakyRelu(tf.add(tf.matMul(x, p[`${prefix}.w1`] as tf.Tensor2D), p[`${prefix}.b1`]!), 0.1);
   let out: tf.Tensor = tf.matMul(h, p[`${prefix}.w2`] as tf.Tensor2D);
   if (p[`${prefix}.b2`]) out = tf.add(out, p[`${prefix}.b2`]!);
   return tf.reshape(out, [-1]) as tf.Tensor1D;
@@ -131,10 +136,29 @@ export function groupLogSoftmax(flat: tf.Tensor1D, layout: OutcomeLayout): tf.Te
 }
 
 /** Logits of every question of the batch; `differentiable` for training (see `rows`). */
+/** Sharpness of the soft maximum of cosines. */
+const BETA = 20;
+
+/**
+ * Per text row: the best cosine with any of its state's tokens, and a soft maximum
+ * (log-sum-exp / BETA) of them, over the encoder's own token states. No parameters.
+ */
+function alignment(b: ReaderBatch): [tf.Tensor, tf.Tensor] {
+  const unit = (x: tf.Tensor) => tf.mul(x, tf.rsqrt(tf.add(tf.sum(tf.square(x), -1, true), 1e-12)));
+  const [G, , , M] = b.stateBias.shape;
+  const cos = batchedProduct(unit(b.textX), tf.transpose(unit(b.stateX), [0, 2, 1])); // [G, R, M]
+  const masked = tf.add(cos, tf.reshape(b.stateBias, [G, 1, M]));
+  const best = tf.maximum(tf.max(masked, -1, true), -1);
+  const soft = tf.maximum(tf.div(tf.logSumExp(tf.mul(masked, BETA), -1, true), BETA), -1);
+  return [best, soft];
+}
+
 export function readerForward(p: ReaderParams, shape: ReaderShape, b: ReaderBatch, differentiable = false): ReaderLogits {
   const d = differentiable;
   const state = linear(layerNorm(b.stateX), p['in.state.w']!, p['in.state.b']);
-  const x0 = tf.add(linear(layerNorm(b.textX), p['in.text.w']!, p['in.text.b']), tf.mul(b.rowMatch, p['in.text.match']!));
+  const [best, soft] = alignment(b);
+  const cues = tf.addN([tf.mul(b.rowMatch, p['in.text.match']!), tf.mul(best, p['in.text.best']!), tf.mul(soft, p['in.text.soft']!)]);
+  const x0 = tf.add(linear(layerNorm(b.textX), p['in.text.w']!, p['in.text.b']), cues);
   const context = batchedProduct(b.rowContext, batchedProduct(b.meanPool, x0)); // [G, R, d]
   let x = tf.add(x0, linear(context, p['in.context']!));
   for (let l = 0; l < shape.layers; l++) x = readerLayer(p, l, shape, x, state, b);

@@ -91,8 +91,10 @@ export function buildReaderExamples(cases: readonly TrainCase[], store: Encoding
       tokenIds = text === '' ? [] : tokenizer.encode(flattenWhitespace(text));
       if (text.length < 400) ids.set(text, tokenIds);
     }
-    if (tokenIds.length !== e.n) throw new Error(`token count mismatch for ${JSON.stringify(text.slice(0, 60))}`);
+    // A cache written by an older tokenizer (EVALMODEL_ENCODER_TAG) may hold other ids for a text
+    // with characters outside the vocabulary: its token states are kept, without exact matches.
     const n = Math.min(e.n, max);
+    if (tokenIds.length !== e.n) return { tokens: e.tokens.subarray(0, n * 512), n, ids: new Array<number>(n).fill(-1) };
     return { tokens: e.tokens.subarray(0, n * 512), n, ids: tokenIds.slice(0, n) };
   };
   return cases.map((c) => {

@@ -100,6 +100,9 @@ export function batchLoss(p: ReaderParams, shape: ReaderShape, batch: readonly R
     });
     parts.push(tf.neg(tf.sum(tf.mul(tf.tensor1d(t), tf.mul(tf.tensor1d(w), groupLogSoftmax(logits, layout))))) as tf.Scalar);
   }
+  // Every parameter in the graph, even those of a type this batch lacks: tfjs' Adam keeps its
+  // moments by the position of each gradient in the list, which must not shift between steps.
+  parts.push(tf.mul(tf.addN(Object.values(p).map((v) => tf.sum(v))), 0) as tf.Scalar);
   return tf.div(tf.addN(parts), Math.max(1e-9, total)) as tf.Scalar;
 }
 

@@ -1,6 +1,6 @@
 /**
  * `npm run train`: the whole run. Encodes every text once (two processes), trains the ensemble
- * members in parallel (one process each, `train.ts`; each resumes from its checkpoint when the
+ * members in parallel (one worker thread each, `train.ts`, sharing one copy of the encodings; each resumes from its checkpoint when the
  * run is restarted with the same settings), then averages the members' logits, fits
  * temperatures per type and option-count bucket on half of the held-out calibration split,
  * reports the held-out test split and writes `weights/reader-<version>.{json,bin}`.
@@ -9,29 +9,34 @@
  * TRAIN_OUT (weights folder).
  * @module
  */
-import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../encoder/backend.js';
 import { paramShapes } from '../../heads/reader/architecture.js';
 import type { ReaderParams } from '../../heads/reader/forward.js';
-import { decodeParams, encodeParams, type ReaderManifest } from '../../heads/reader/weights.js';
+import { BUCKETS, decodeParams, encodeParams, type ReaderManifest } from '../../heads/reader/weights.js';
 import { sha256Hex } from '../../heads/sha256.js';
 import { repoRoot } from '../data.js';
 import { fitTemperatures, formatMetrics, metrics } from './calibrate.js';
 import type { ReaderItem } from './examples.js';
 import { predict, type Prediction } from './loop.js';
-import { count, loadExamples, memberDir, runKey, runSettings } from './train.js';
+import { count, loadExamples, memberDir, runKey, runSettings, type MemberData } from './train.js';
 
-const log = (msg: string) => process.stderr.write(`[train ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+// Synchronous: a member thread trains without yielding, so an asynchronous stream would hold
+// its lines back until the run ends.
+const log = (msg: string) => writeSync(2, `[train ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-function runMember(i: number): Promise<void> {
+/** Runs one member in a worker thread; its examples' encodings are shared memory, not copies. */
+function runMember(data: MemberData): Promise<void> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'train.js');
   return new Promise((resolve, reject) => {
-    const child = fork(script, [], { stdio: 'inherit', env: { ...process.env, TRAIN_MEMBER: String(i) } });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`member ${i} exited with ${code}`))));
+    const worker = new Worker(script, { workerData: data });
+    worker.on('error', reject);
+    worker.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`member ${data.member} exited with ${code}`))));
   });
 }
 
@@ -48,13 +53,49 @@ function averaged(perMember: readonly Prediction[][]): Prediction[] {
   return [...sums].map(([item, s]) => ({ item, logits: s.map((x) => x / perMember.length) }));
 }
 
+/** A member's parameters from its latest checkpoint (names `p:<param>` in state.json's index). */
+function checkpointValues(dir: string): Record<string, Float32Array> {
+  const meta = JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as { index: { n: string; len: number }[] };
+  const buf = readFileSync(path.join(dir, 'state.bin'));
+  const floats = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+  const out: Record<string, Float32Array> = {};
+  let at = 0;
+  for (const { n, len } of meta.index) {
+    if (n.startsWith('p:')) out[n.slice(2)] = floats.slice(at, at + len);
+    at += len;
+  }
+  return out;
+}
+
+/**
+ * `--snapshot KEY`: weights from the members' latest checkpoints of run KEY while it trains, with
+ * every temperature 1 (nothing is fitted and no data is loaded): to try the serving path and
+ * measure early, never to ship.
+ */
+function snapshot(key: string): void {
+  const settings = runSettings();
+  const dirs = Array.from({ length: 8 }, (_, i) => memberDir(key, i)).filter((d) => existsSync(path.join(d, 'state.json')));
+  if (dirs.length === 0) throw new Error(`no checkpoints of run ${key}`);
+  const bytes = encodeParams(settings.shape, dirs.map(checkpointValues));
+  const outDir = process.env.TRAIN_OUT ?? path.join(repoRoot(), '.cache', 'reader-snapshot');
+  mkdirSync(outDir, { recursive: true });
+  const version = process.env.TRAIN_VERSION ?? '1.13.0';
+  writeFileSync(path.join(outDir, `reader-${version}.bin`), bytes);
+  const manifest: ReaderManifest = { format: 'evalmodel-reader/1', weights: `reader-${version}.bin`, sha256: sha256Hex(bytes), dtype: 'float16', shape: settings.shape, members: dirs.length, temperatures: Object.fromEntries(BUCKETS.map((b) => [b, 1])), snapshotOf: key };
+  writeFileSync(path.join(outDir, `reader-${version}.json`), JSON.stringify(manifest, null, 2) + '\n');
+  log(`snapshot of ${dirs.length} members of run ${key} in ${outDir}`);
+}
+
 async function main(): Promise<void> {
+  const at = process.argv.indexOf('--snapshot');
+  if (at > 0) return snapshot(process.argv[at + 1] ?? '');
   const settings = runSettings();
   const members = Number(process.env.TRAIN_MEMBERS ?? 2);
   const { train, calib, test, corpus, converted, cases } = await loadExamples(settings, 2);
   const key = runKey(settings, count(train));
   log(`run ${key}: ${members} members; questions train ${count(train)}, calib ${count(calib)}, test ${count(test)}`);
-  await Promise.all(Array.from({ length: members }, (_, i) => runMember(i)));
+  const evalSet = calib.filter((_, i) => i % 2 === 0).slice(0, 1500);
+  await Promise.all(Array.from({ length: members }, (_, member) => runMember({ member, key, train, evalSet })));
 
   await initBackend('wasm');
   const finals = Array.from({ length: members }, (_, i) => {

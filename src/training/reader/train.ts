@@ -1,5 +1,5 @@
 /**
- * One ensemble member of a reader run (started by main.ts, one process per member): trains the
+ * One ensemble member of a reader run (started by main.ts, one thread per member): trains the
  * reader (src/heads/reader) over the frozen encoder's cached outputs, on the original corpus
  * (weighted up: it is the users' domain) and the converted set of `npm run data`, and writes
  * its parameters.
@@ -8,31 +8,37 @@
  * under `.cache/reader-members/` every TRAIN_CHECKPOINT_STEPS steps and picked up by the next
  * run with the same settings (the batch order is a function of the seed and the epoch).
  *
- * Environment: TRAIN_MEMBER (index), TRAIN_EPOCHS (1), TRAIN_SEED (7), TRAIN_LR (1e-3),
+ * Environment: TRAIN_MEMBER (index), TRAIN_EPOCHS (1), TRAIN_SEED (7), TRAIN_LR (5e-4),
  * TRAIN_CORPUS_WEIGHT (3), TRAIN_SOURCE_CAP (6000 training cases per converted source),
  * TRAIN_DATA (folder of `npm run data`, default .cache/data), TRAIN_MAX_CASES (0 = all; a quick
  * run), TRAIN_MINUTES (stop training after this many minutes and write what was learned),
+ * TRAIN_REINIT (comma-separated name prefixes of parameters to start afresh when resuming),
+ * TRAIN_DROP_NOUL / TRAIN_KEEP_NOUL (source prefixes whose yes/no questions are left out / the only
+ * ones kept),
  * EVALMODEL_DATA, EVALMODEL_CACHE.
  * @module
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import path from 'node:path';
+import { isMainThread, workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../encoder/backend.js';
-import { DEFAULT_SHAPE, initOf, paramShapes, type ReaderShape } from '../../heads/reader/architecture.js';
+import { DEFAULT_SHAPE, initOf, paramShapes, tiedAtInit, type ReaderShape } from '../../heads/reader/architecture.js';
 import { createTokenizer, loadVocabulary } from '../../tokenizer/index.js';
 import { repoRoot, rng } from '../data.js';
-import { EncodingStore } from '../encode-cache.js';
+import { cacheDir, EncodingStore } from '../encode-cache.js';
 import { registerGradients } from '../gradients.js';
-import { cacheDir } from '../prepare.js';
 import { formatMetrics, metrics } from './calibrate.js';
 import { buildReaderExamples, loadTrainingCases, readerTexts, type ReaderExample } from './examples.js';
 import { registerPlainMatMulGradient } from './matmul-gradient.js';
 import { batchLoss, makeBatches, predict } from './loop.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const log = (msg: string) => process.stderr.write(`[train ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+// Synchronous: a member thread trains without yielding, so an asynchronous stream would hold
+// its lines back until the run ends.
+const log = (msg: string) => writeSync(2, `[train ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 function initParams(shape: ReaderShape, seed: number): Record<string, tf.Variable> {
   const out: Record<string, tf.Variable> = {};
@@ -42,6 +48,7 @@ function initParams(shape: ReaderShape, seed: number): Record<string, tf.Variabl
     const init = how === 'zeros' ? tf.zeros(sh) : how === 'ones' ? tf.ones(sh) : tf.randomNormal(sh, 0, how, 'float32', (s += 101));
     out[name] = tf.variable(init, true, name);
   }
+  for (const [name, from] of Object.entries(tiedAtInit(shape))) out[name]!.assign(out[from]!);
   return out;
 }
 
@@ -102,7 +109,7 @@ export function runSettings() {
     shape: DEFAULT_SHAPE,
     seed: env('TRAIN_SEED', 7),
     epochs: env('TRAIN_EPOCHS', 1),
-    lr: env('TRAIN_LR', 1e-3),
+    lr: env('TRAIN_LR', 5e-4),
     minutes: env('TRAIN_MINUTES', 0),
     data: { corpusWeight: env('TRAIN_CORPUS_WEIGHT', 3), sourceCap: env('TRAIN_SOURCE_CAP', 6000), maxCases: env('TRAIN_MAX_CASES', 0), seed: env('TRAIN_SEED', 7) },
   };
@@ -113,7 +120,7 @@ export async function loadExamples(settings: ReturnType<typeof runSettings>, wor
   const tokenizer = createTokenizer(await loadVocabulary());
   const { cases, corpus, converted, dir } = loadTrainingCases(settings.data);
   log(`${corpus} corpus cases, ${converted} converted (${dir}); using ${cases.length}`);
-  const store = new EncodingStore(cacheDir());
+  const store = new EncodingStore(cacheDir(), true);
   await store.ensure(readerTexts(cases), tokenizer, workers);
   const examples = buildReaderExamples(cases, store, tokenizer);
   const split = (name: string) => examples.filter((_, i) => cases[i]!.split === name);
@@ -132,23 +139,49 @@ export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions:
   return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions })).digest('hex').slice(0, 12);
 }
 
-/** Trains member `member` of the run and writes its parameters (float32) to its folder. */
-async function trainMember(member: number): Promise<void> {
+/** What main.ts hands a member thread: its index, the run's key and its examples. */
+export interface MemberData {
+  member: number;
+  key: string;
+  train: ReaderExample[];
+  evalSet: ReaderExample[];
+}
+
+/** Trains one member of the run and writes its parameters (float32) to its folder. */
+async function trainMember({ member, key, train: given, evalSet }: MemberData): Promise<void> {
+  let train = given;
   await initBackend('wasm');
   await registerGradients();
   registerPlainMatMulGradient();
   const settings = runSettings();
   const { shape, epochs, lr, minutes } = settings;
   const seed = settings.seed + member;
-  const { train, calib } = await loadExamples(settings, 1);
-  const key = runKey(settings, count(train));
   const dir = memberDir(key, member);
   log(`member ${member}: ${count(train)} training questions in ${train.length} cases; folder ${dir}`);
   const params = initParams(shape, seed);
   const optimizer = tf.train.adam(lr, 0.9, 0.98, 1e-8) as tf.AdamOptimizer;
   const resumed = await loadCheckpoint(dir, key, params, optimizer);
   if (resumed) log(`resumed at epoch ${resumed.epoch}, batch ${resumed.batch} (step ${resumed.step})`);
-  const evalSet = calib.filter((_, i) => i % 2 === 0).slice(0, 1500);
+  // TRAIN_REINIT=prefix,...: parameters to start afresh on resume (a readout that died).
+  const reinit = (process.env.TRAIN_REINIT ?? '').split(',').filter((x) => x !== '');
+  if (resumed && reinit.length > 0) {
+    let s = seed + 17;
+    for (const [name, v] of Object.entries(params)) {
+      if (!reinit.some((r) => name.startsWith(r))) continue;
+      const how = initOf(name, v.shape);
+      v.assign(how === 'zeros' ? tf.zeros(v.shape) : how === 'ones' ? tf.ones(v.shape) : tf.randomNormal(v.shape, 0, how, 'float32', (s += 101)));
+    }
+    log(`m${member}: parameters ${reinit.join(', ')} started afresh`);
+  }
+  // TRAIN_DROP_NOUL=prefix,...: sources whose yes/no questions this member does not train on.
+  // TRAIN_KEEP_NOUL=prefix,...: the only sources whose yes/no questions this member trains on.
+  const dropNoul = (process.env.TRAIN_DROP_NOUL ?? '').split(',').filter((x) => x !== '');
+  const keepNoul = (process.env.TRAIN_KEEP_NOUL ?? '').split(',').filter((x) => x !== '');
+  const drops = (source: string) => dropNoul.some((d) => source.startsWith(d)) || (keepNoul.length > 0 && !keepNoul.some((k) => source.startsWith(k)));
+  if (dropNoul.length > 0 || keepNoul.length > 0) {
+    train = train.map((ex) => (drops(ex.source) ? { ...ex, items: ex.items.filter((it) => it.type !== 'noul') } : ex));
+    log(`m${member}: yes/no questions left out of ${dropNoul.join(', ') || `all but ${keepNoul.join(', ')}`}; ${count(train)} training questions`);
+  }
   const batchesPerEpoch = makeBatches(train, rng(seed)).length;
   const totalSteps = batchesPerEpoch * epochs;
   const warmup = Math.min(300, Math.floor(totalSteps / 10));
@@ -163,7 +196,8 @@ async function trainMember(member: number): Promise<void> {
     let seen = 0;
     const first = resumed && epoch === resumed.epoch ? resumed.batch : 0;
     for (let bi = first; bi < batches.length; bi++) {
-      const progress = step / Math.max(1, totalSteps);
+      // With a time budget the learning rate decays over whichever ends first, steps or time.
+      const progress = Math.max(step / Math.max(1, totalSteps), minutes > 0 ? (Date.now() - started) / (minutes * 60_000) : 0);
       (optimizer as unknown as { learningRate: number }).learningRate = lr * Math.min(1, (step + 1) / Math.max(1, warmup)) * Math.max(0.05, 1 - progress);
       const loss = optimizer.minimize(() => batchLoss(params, shape, batches[bi]!, 0.05, random), true);
       running = 0.98 * running + 0.02 * loss!.dataSync()[0]!;
@@ -188,4 +222,4 @@ async function trainMember(member: number): Promise<void> {
   log(`m${member}: wrote ${path.join(dir, 'final.json')}`);
 }
 
-if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) await trainMember(Number(process.env.TRAIN_MEMBER ?? 0));
+if (!isMainThread && (workerData as { member?: unknown } | null)?.member !== undefined) await trainMember(workerData as MemberData);

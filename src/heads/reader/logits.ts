@@ -1,0 +1,93 @@
+/**
+ * Serving the reader: loading its weights as constant tensors, and the raw logits of a
+ * request's questions against one state in a few forward passes.
+ *
+ * Every question's logits depend on its own texts and the state only, whatever else shares its
+ * batch: every row of every text is computed on its own (row-wise products, layer norms and
+ * attention over the state), a text's readout sums only its own rows (other rows add exact
+ * zeros, or exp(-1e9) = 0 in the attention pooling), and the state's padding is the same for
+ * all questions of a request. So questions may be chunked, or sent to a helper thread.
+ * @module
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { paramShapes, type ReaderShape } from './architecture.js';
+import { buildReaderBatch, type ReaderQuestion, type ReaderText } from './batch.js';
+import { readerForward, slotLogits, type ReaderParams } from './forward.js';
+import { decodeParams, type ReaderManifest } from './weights.js';
+
+/** A loaded reader: one set of constant parameters per ensemble member. */
+export interface LoadedReader {
+  shape: ReaderShape;
+  members: ReaderParams[];
+  temperatures: Record<string, number>;
+}
+
+export function loadReader(manifest: ReaderManifest, bytes: Uint8Array): LoadedReader {
+  const shapes = paramShapes(manifest.shape);
+  const members = decodeParams(manifest, bytes).map((values) =>
+    Object.fromEntries(Object.entries(shapes).map(([name, shape]) => [name, tf.keep(tf.tensor(values[name]!, shape))])),
+  );
+  return { shape: manifest.shape, members, temperatures: manifest.temperatures };
+}
+
+/** Text rows of one chunk at most; and (rows x heads x state tokens) attention cells at most. */
+export const CHUNK_ROWS = 2048;
+export const CHUNK_TEXTS = 512;
+export const CHUNK_CELLS = 1 << 23;
+
+const rowsOf = (q: ReaderQuestion) => q.instructions.n + q.lines.reduce((s, l) => s + l.n, 0);
+
+/** Consecutive runs of questions under the bounds (a question over a bound is a chunk alone). */
+export function chunkQuestions(questions: readonly ReaderQuestion[], stateTokens: number, heads: number): number[][] {
+  const maxRows = Math.min(CHUNK_ROWS, Math.floor(CHUNK_CELLS / (heads * Math.max(8, stateTokens))));
+  const chunks: number[][] = [];
+  let current: number[] = [];
+  let rows = 0;
+  let texts = 0;
+  questions.forEach((q, i) => {
+    const r = rowsOf(q);
+    const t = 1 + q.lines.length;
+    if (current.length > 0 && (rows + r > maxRows || texts + t > CHUNK_TEXTS)) {
+      chunks.push(current);
+      current = [];
+      rows = 0;
+      texts = 0;
+    }
+    current.push(i);
+    rows += r;
+    texts += t;
+  });
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * Raw logits of every question against one state, in input order, averaged over the members:
+ * noul [yes logit, 0]; choice and score one bounded logit per outcome.
+ */
+export function readerLogits(reader: LoadedReader, state: ReaderText, questions: readonly ReaderQuestion[]): number[][] {
+  const out: number[][] = new Array<number[]>(questions.length);
+  for (const chunk of chunkQuestions(questions, state.n, reader.shape.heads)) {
+    const qs = chunk.map((i) => questions[i]!);
+    const perMember = tf.tidy(() => {
+      const batch = buildReaderBatch([{ state, questions: qs }]);
+      return reader.members.map((p) => {
+        const res = readerForward(p, reader.shape, batch);
+        const noul = res.noul?.dataSync();
+        const choice = res.choice && batch.choice ? slotLogits(res.choice, batch.choice).dataSync() : undefined;
+        const score = res.score && batch.score ? slotLogits(res.score, batch.score).dataSync() : undefined;
+        return batch.order.map((o) => {
+          if (o.type === 'noul') return [noul![o.index]!, 0];
+          const values = o.type === 'choice' ? choice! : score!;
+          const width = (o.type === 'choice' ? batch.choice! : batch.score!).width;
+          return Array.from(values.subarray(o.index * width, o.index * width + o.outcomes));
+        });
+      });
+    });
+    chunk.forEach((qi, k) => {
+      const all = perMember.map((m) => m[k]!);
+      out[qi] = all[0]!.map((_, j) => all.reduce((s, l) => s + l[j]!, 0) / all.length);
+    });
+  }
+  return out;
+}
