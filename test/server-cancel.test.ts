@@ -67,7 +67,7 @@ describe('a client that hangs up stops its evaluation', () => {
   }, 60_000);
   afterAll(() => server?.close());
 
-  it('in the in-process engine: encoding stops at the next window, a small request is answered within 1 s (3x an idle one on a slower machine)', async () => {
+  it('in the in-process engine: encoding stops at the next window, a small request is answered promptly (within 2 s, or 5x an idle one on a slower machine)', async () => {
     // Two aborted requests share the thread: each may finish its current 256-token slice.
     const bound = await smallRequestBound(server.url, 512);
     const before = readEncoderWork().tokens;
@@ -93,12 +93,15 @@ for (const workers of [1, 2]) {
       await pooled?.engine.close();
     });
 
-    it('stops the workers at the next window (the slots stay counted until then), and answers a small request within 1 s (3x an idle one on a slower machine)', async () => {
+    it('stops the workers at the next window (the slots stay counted until then), and answers a small request promptly (within 2 s, or 5x an idle one on a slower machine)', async () => {
       const bound = await smallRequestBound(pooled.url);
       const before = pooled.engine.stats().encodedTokens;
       const latencyMs = await smallAfterHangUps(pooled, async () => {
         await until(() => pooled.stats().running === 2);
-        await new Promise((r) => setTimeout(r, 1_000));
+        // Short: on onnxruntime-node a worker encodes about 20k tokens a second, so a later
+        // hang-up would find one state already done and the token bound below would not test
+        // the abort.
+        await new Promise((r) => setTimeout(r, 300));
       });
       expect(latencyMs).toBeLessThan(bound);
       // Every worker's counters as of its last answer (the aborted jobs' answers included).

