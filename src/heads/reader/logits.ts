@@ -1,6 +1,6 @@
 /**
- * Serving the reader: loading its weights as constant tensors, and the raw logits of a
- * request's questions against one state in a few forward passes.
+ * Serving the reader: the raw logits of a request's questions against one state in a few
+ * forward passes (the engine does not run the reader yet: see the model card, "The reader").
  *
  * Every question's logits depend on its own texts and the state only, whatever else shares its
  * batch: every row of every text is computed on its own (row-wise products, layer norms and
@@ -10,10 +10,9 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { paramShapes, type ReaderShape } from './architecture.js';
+import type { ReaderShape } from './architecture.js';
 import { buildReaderBatch, type ReaderQuestion, type ReaderText } from './batch.js';
 import { readerForward, slotLogits, type ReaderParams } from './forward.js';
-import { decodeParams, type ReaderManifest } from './weights.js';
 
 /** A loaded reader: one set of constant parameters per ensemble member. */
 export interface LoadedReader {
@@ -22,13 +21,6 @@ export interface LoadedReader {
   temperatures: Record<string, number>;
 }
 
-export function loadReader(manifest: ReaderManifest, bytes: Uint8Array): LoadedReader {
-  const shapes = paramShapes(manifest.shape);
-  const members = decodeParams(manifest, bytes).map((values) =>
-    Object.fromEntries(Object.entries(shapes).map(([name, shape]) => [name, tf.keep(tf.tensor(values[name]!, shape))])),
-  );
-  return { shape: manifest.shape, members, temperatures: manifest.temperatures };
-}
 
 /** Text rows of one chunk at most; and (rows x heads x state tokens) attention cells at most. */
 export const CHUNK_ROWS = 2048;

@@ -8,7 +8,7 @@
  * @module
  */
 import type { JsonObject, Question, State } from '../../types.js';
-import type { Gold } from '../data.js';
+import { rng, type Gold } from '../data.js';
 import { COMPANIES, compare, COMPARATOR_WORDS, fieldName, formatNumber, person, recordId, ref, withDistractors, type Comparator } from './gen-common.js';
 import type { DataCase } from './types.js';
 import { pick, type Random } from './util.js';
@@ -226,15 +226,8 @@ export function numberPair(index: number, random: Random): DataCase[] {
   });
 }
 
-/** A fresh source from a seed, for details that both cases of a pair must share. */
+/** A fresh source from a seed, for details that both cases of a pair must share (data.ts's mulberry32). */
 export function seeded(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return rng(seed);
 }
 
