@@ -127,6 +127,12 @@ async function buildPlayground(out) {
     const headsManifest = JSON.parse(await readFile(path.join(ROOT, 'weights', heads.manifest), 'utf8'));
     await copy(path.join(ROOT, 'weights', heads.manifest), path.join(model, heads.manifest));
     await copy(path.join(ROOT, 'weights', headsManifest.weights), path.join(model, headsManifest.weights));
+    // The reader that corrects these heads, when the model has one.
+    if (heads.reader) {
+      const readerManifest = JSON.parse(await readFile(path.join(ROOT, 'weights', heads.reader), 'utf8'));
+      await copy(path.join(ROOT, 'weights', heads.reader), path.join(model, heads.reader));
+      await copy(path.join(ROOT, 'weights', readerManifest.weights), path.join(model, readerManifest.weights));
+    }
   }
   const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
   for (const f of (await readdir(wasmDir)).filter((f) => f.endsWith('.wasm'))) await copy(path.join(wasmDir, f), path.join(model, 'wasm', f));

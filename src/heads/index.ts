@@ -15,6 +15,8 @@ export { argmax, choiceConfidence, scoreConfidence } from './confidence.js';
 export { choiceAnswer, noulAnswer, scoreAnswer, softmax } from './answers.js';
 export { TrainedHeadsRunner } from './runner.js';
 export { provideHeads, type HeadsManifest } from './trained.js';
+export { provideReader } from './reader/load.js';
+export type { ReaderManifest } from './reader/weights.js';
 
 /** Answers one question. `outcomeVectors` align with `rendered.outcomes`. */
 export function answerQuestion(

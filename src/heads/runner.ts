@@ -16,6 +16,8 @@ import { pairSimilarities } from './fields.js';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
 import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
+import { correctAnswers } from './reader/correct.js';
+import { readerFor } from './reader/load.js';
 import { sharedLogits, type HeadsHelper } from './remote.js';
 import { requestLogits, type QuestionInput } from './request-logits.js';
 import { calibrated, loadHeads, zeroShotTerm, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
@@ -116,16 +118,27 @@ export class TrainedHeadsRunner {
     // tail of them may go to a helper thread.
     const stateRep = toRep(state, stateIds);
     const raw = await sharedLogits(spec, stateRep, inputs, (qs) => requestLogits(heads.members, stateRep, qs), this.helper);
-    const out = new Map<string, Answer>();
-    rendered.forEach(([id, r], i) => {
+    let probabilities = rendered.map(([, r], i) => {
       let logits = raw[i]!;
       const w = heads.mix[r.type];
       if (w > 0 && outcomeVectors) {
         const zs = zeroShotTerm(r.type, state.pooled, r.outcomes.map((o) => outcomeVectors.get(o)!));
         logits = logits.map((l, k) => l + w * zs[k]!);
       }
-      out.set(id, answerFromProbabilities(questions[id]!, r, calibrated(heads, r.type, logits)));
+      return calibrated(heads, r.type, logits);
     });
+    // The reader (when the model has one) corrects these answers from the state's token states.
+    if (spec.reader) {
+      const reader = readerFor(spec.reader, this.weightsDir);
+      const asText = (t: TextRep) => ({ tokens: t.tokens, n: t.n, ids: t.ids ?? [] });
+      probabilities = correctAnswers(
+        reader,
+        asText(stateRep),
+        inputs.map((q, i) => ({ type: q.type, instructions: asText(q.instructions), lines: q.lines.map(asText), probabilities: probabilities[i]! })),
+      );
+    }
+    const out = new Map<string, Answer>();
+    rendered.forEach(([id, r], i) => out.set(id, answerFromProbabilities(questions[id]!, r, probabilities[i]!)));
     return out;
   }
 }

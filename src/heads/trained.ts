@@ -18,6 +18,8 @@ export interface TrainedHeadsSpec {
   kind: 'late-interaction';
   /** Weight manifest, relative to the weights folder. */
   manifest: string;
+  /** The reader's weight manifest (src/heads/reader), when the model corrects these heads with it. */
+  reader?: string;
 }
 
 /** The weight manifest written by training. */

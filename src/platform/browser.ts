@@ -14,7 +14,7 @@
 import { createEngine } from '../engine/engine.js';
 import type { BackendName, Engine } from '../engine/contract.js';
 import { setEncoderWeightSource, type ModelJson } from '../encoder/weights.js';
-import { provideHeads, type HeadsManifest } from '../heads/index.js';
+import { provideHeads, provideReader, type HeadsManifest, type ReaderManifest } from '../heads/index.js';
 import { ModelRegistry, type RegistryManifest } from '../registry/index.js';
 import { provideVocabulary } from '../tokenizer/index.js';
 import { setWasmBase } from './node-shims.js';
@@ -65,6 +65,15 @@ export async function createBrowserEngine(options: BrowserEngineOptions): Promis
       const headsManifest = (await fetchOk(new URL(name, base)).then((r) => r.json())) as HeadsManifest;
       const bytes = new Uint8Array(await (await fetchOk(new URL(headsManifest.weights, base))).arrayBuffer());
       provideHeads(name, headsManifest, bytes);
+    }),
+  );
+  // Readers that correct those heads, the same way.
+  const readerFiles = new Set(Object.values(manifest.models).flatMap((m) => (m.kind !== 'transformers-nli' && m.heads.kind === 'late-interaction' && m.heads.reader ? [m.heads.reader] : [])));
+  await Promise.all(
+    [...readerFiles].map(async (name) => {
+      const readerManifest = (await fetchOk(new URL(name, base)).then((r) => r.json())) as ReaderManifest;
+      const bytes = new Uint8Array(await (await fetchOk(new URL(readerManifest.weights, base))).arrayBuffer());
+      provideReader(name, readerManifest, bytes);
     }),
   );
   provideVocabulary(vocabulary, new URL('vocab.json', base).href);

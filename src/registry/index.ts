@@ -27,6 +27,8 @@ export interface ZeroShotHeadsSpec {
 export interface LateInteractionHeadsSpec {
   kind: 'late-interaction';
   manifest: string;
+  /** The reader's weight manifest (src/heads/reader) that corrects these heads' answers, if any. */
+  reader?: string;
 }
 
 /** How a model's heads turn encodings into answers. */

@@ -126,8 +126,17 @@ export function initOf(name: string, shape: readonly number[]): 'zeros' | 'ones'
   // readouts on a well-conditioned network, and each layer opens as it pays.
   if (/^l\d+\.(o|f2)$/.test(name)) return 'zeros';
   if (name === 'out.pool') return 'zeros';
+  // Readouts start at zero: the reader's logits are a correction added to the shipped heads'
+  // log-probabilities (`ReaderQuestion.base`), so its first step reproduces those heads.
+  if (/\.w2$/.test(name)) return 'zeros';
   return Math.sqrt(1 / shape[0]!);
 }
+
+/**
+ * The heads whose answers the reader corrects: each question's logits are those heads'
+ * log-probabilities plus the reader's readout (see `ReaderQuestion.base`).
+ */
+export const BASE_HEADS = 'heads-1.13.0';
 
 /** Logits are bounded to ±BOUND (a soft clip) before softmax, in training and serving alike. */
 export const BOUND = 15;

@@ -25,6 +25,11 @@ export interface ReaderQuestion {
   instructions: ReaderText;
   /** Outcome lines: choice options, score levels in rubric order, noul [yes, no] criteria ('' when absent). */
   lines: readonly ReaderText[];
+  /**
+   * The base heads' log-probabilities per outcome (noul: [ln p(yes), ln p(no)]), which the
+   * reader's readout corrects; absent reads as zeros.
+   */
+  base?: readonly number[];
 }
 
 export interface ReaderGroup {
@@ -55,7 +60,7 @@ export interface ReaderBatch {
   present: tf.Tensor2D;
   /** Index of the all-zero readout row (G * T). */
   zeroRow: number;
-  noul: { instr: number[]; yes: number[]; no: number[]; hasCrit: number[] } | null;
+  noul: { instr: number[]; yes: number[]; no: number[]; hasCrit: number[]; base: number[] } | null;
   /** Outcome lines of choice (or score) questions, flat, and each question's slots in them. */
   choice: OutcomeLayout | null;
   score: (OutcomeLayout & { position: number[]; count: number[] }) | null;
@@ -68,6 +73,8 @@ export interface OutcomeLayout {
   instr: number[];
   /** [questions, K] indices into the flat line logits; padding points one past the end. */
   slots: number[][];
+  /** The base heads' log-probability of each line's outcome. */
+  base: number[];
   width: number;
 }
 
@@ -82,9 +89,9 @@ export function buildReaderBatch(groups: readonly ReaderGroup[]): ReaderBatch {
   const G = groups.length;
   const layouts: Layout[] = [];
   const order: ReaderBatch['order'] = [];
-  const noul = { instr: [] as number[], yes: [] as number[], no: [] as number[], hasCrit: [] as number[] };
-  const choice: OutcomeLayout = { line: [], instr: [], slots: [], width: 0 };
-  const score = { line: [] as number[], instr: [] as number[], slots: [] as number[][], width: 0, position: [] as number[], count: [] as number[] };
+  const noul = { instr: [] as number[], yes: [] as number[], no: [] as number[], hasCrit: [] as number[], base: [] as number[] };
+  const choice: OutcomeLayout = { line: [], instr: [], slots: [], width: 0, base: [] };
+  const score = { line: [] as number[], instr: [] as number[], slots: [] as number[][], width: 0, base: [] as number[], position: [] as number[], count: [] as number[] };
   const T = up8(Math.max(1, ...groups.map((g) => g.questions.reduce((s, q) => s + 1 + q.lines.length, 0))));
   const zeroRow = G * T;
   groups.forEach((g, gi) => {
@@ -104,6 +111,7 @@ export function buildReaderBatch(groups: readonly ReaderGroup[]): ReaderBatch {
         noul.yes.push(lines[0] ?? zeroRow);
         noul.no.push(lines[1] ?? zeroRow);
         noul.hasCrit.push(q.lines.some((l) => l.n > 0) ? 1 : 0);
+        noul.base.push(q.base ? q.base[0]! - q.base[1]! : 0);
       } else {
         const target = q.type === 'choice' ? choice : score;
         order.push({ type: q.type, index: target.slots.length, outcomes: lines.length });
@@ -113,6 +121,7 @@ export function buildReaderBatch(groups: readonly ReaderGroup[]): ReaderBatch {
         lines.forEach((l, k) => {
           target.line.push(l);
           target.instr.push(instr);
+          target.base.push(q.base?.[k] ?? 0);
           if (q.type === 'score') {
             const n = lines.length;
             score.position.push(n > 1 ? Math.abs((2 * k) / (n - 1) - 1) : 0);

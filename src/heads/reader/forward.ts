@@ -135,7 +135,6 @@ export function groupLogSoftmax(flat: tf.Tensor1D, layout: OutcomeLayout): tf.Te
   return tf.sub(flat, tf.reshape(tf.log(back), [-1])) as tf.Tensor1D;
 }
 
-/** Logits of every question of the batch; `differentiable` for training (see `rows`). */
 /** Sharpness of the soft maximum of cosines. */
 const BETA = 20;
 
@@ -153,6 +152,10 @@ function alignment(b: ReaderBatch): [tf.Tensor, tf.Tensor] {
   return [best, soft];
 }
 
+/**
+ * Logits of every question of the batch: the base heads' log-probabilities plus the reader's
+ * readouts, bounded; `differentiable` for training (see `rows`).
+ */
 export function readerForward(p: ReaderParams, shape: ReaderShape, b: ReaderBatch, differentiable = false): ReaderLogits {
   const d = differentiable;
   const state = linear(layerNorm(b.stateX), p['in.state.w']!, p['in.state.b']);
@@ -171,15 +174,16 @@ export function readerForward(p: ReaderParams, shape: ReaderShape, b: ReaderBatc
     const no = mlp(p, 'crit', pairFeatures(v, n.no, n.instr, d));
     const c = tf.tensor1d(n.hasCrit);
     // With criteria, only the criteria's difference: swapping them negates the logit exactly.
-    noul = bound(tf.add(tf.mul(tf.sub(1, c), plain), tf.mul(c, tf.sub(yes, no)))) as tf.Tensor1D;
+    const delta = tf.add(tf.mul(tf.sub(1, c), plain), tf.mul(c, tf.sub(yes, no)));
+    noul = bound(tf.add(tf.tensor1d(n.base), delta)) as tf.Tensor1D;
   }
   let choice: tf.Tensor1D | null = null;
-  if (b.choice) choice = bound(mlp(p, 'choice', pairFeatures(v, b.choice.line, b.choice.instr, d))) as tf.Tensor1D;
+  if (b.choice) choice = bound(tf.add(tf.tensor1d(b.choice.base), mlp(p, 'choice', pairFeatures(v, b.choice.line, b.choice.instr, d)))) as tf.Tensor1D;
   let score: tf.Tensor1D | null = null;
   if (b.score) {
     const s = b.score;
     const extra = tf.tensor2d(s.position.flatMap((pos, i) => [pos, s.count[i]!]), [s.position.length, 2]);
-    score = bound(mlp(p, 'score', tf.concat([pairFeatures(v, s.line, s.instr, d), extra], 1))) as tf.Tensor1D;
+    score = bound(tf.add(tf.tensor1d(s.base), mlp(p, 'score', tf.concat([pairFeatures(v, s.line, s.instr, d), extra], 1)))) as tf.Tensor1D;
   }
   return { noul, choice, score };
 }

@@ -1,6 +1,6 @@
 /**
  * Serving the reader: the raw logits of a request's questions against one state in a few
- * forward passes (the engine does not run the reader yet: see the model card, "The reader").
+ * forward passes.
  *
  * Every question's logits depend on its own texts and the state only, whatever else shares its
  * batch: every row of every text is computed on its own (row-wise products, layer norms and
@@ -10,7 +10,8 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import type { ReaderShape } from './architecture.js';
+import { paramShapes, type ReaderShape } from './architecture.js';
+import { decodeParams, type ReaderManifest } from './weights.js';
 import { buildReaderBatch, type ReaderQuestion, type ReaderText } from './batch.js';
 import { readerForward, slotLogits, type ReaderParams } from './forward.js';
 
@@ -19,6 +20,15 @@ export interface LoadedReader {
   shape: ReaderShape;
   members: ReaderParams[];
   temperatures: Record<string, number>;
+}
+
+/** Builds a reader from its manifest and weight bytes (validated by `decodeParams`). */
+export function loadReader(manifest: ReaderManifest, bytes: Uint8Array): LoadedReader {
+  const shapes = paramShapes(manifest.shape);
+  const members = decodeParams(manifest, bytes).map((values) =>
+    Object.fromEntries(Object.entries(shapes).map(([name, shape]) => [name, tf.keep(tf.tensor(values[name]!, shape))])),
+  );
+  return { shape: manifest.shape, members, temperatures: manifest.temperatures };
 }
 
 

@@ -81,8 +81,17 @@ export function readerTexts(cases: readonly TrainCase[]): Set<string> {
   return texts;
 }
 
-/** Examples with encodings looked up in the store; states longer than `maxState` tokens are cut. */
-export function buildReaderExamples(cases: readonly TrainCase[], store: EncodingStore, tokenizer: Tokenizer, maxState = 512): ReaderExample[] {
+/**
+ * Examples with encodings looked up in the store; states longer than `maxState` tokens are cut.
+ * `base` holds the base heads' log-probabilities by case (`source/id`) and question id.
+ */
+export function buildReaderExamples(
+  cases: readonly TrainCase[],
+  store: EncodingStore,
+  tokenizer: Tokenizer,
+  base: ReadonlyMap<string, Record<string, number[]>> | null = null,
+  maxState = 512,
+): ReaderExample[] {
   const ids = new Map<string, number[]>();
   const rep = (text: string, max = Infinity): ReaderText => {
     const e = store.get(text);
@@ -99,13 +108,16 @@ export function buildReaderExamples(cases: readonly TrainCase[], store: Encoding
   };
   return cases.map((c) => {
     const items: ReaderItem[] = [];
+    const caseBase = base?.get(`${c.source}/${c.id}`);
     for (const [qid, g] of Object.entries(c.gold)) {
       const q = c.questions[qid]!;
       const rendered = renderQuestion(q);
       const gold = goldIndex(q, g);
       if (gold < 0 || gold >= rendered.keys.length) continue;
       const t = questionTexts(rendered);
-      items.push({ type: rendered.type, instructions: rep(t.instructions), lines: t.lines.map((l) => rep(l)), gold, weight: c.weight });
+      const b = caseBase?.[qid];
+      if (base && (!b || b.length !== rendered.keys.length)) continue;
+      items.push({ type: rendered.type, instructions: rep(t.instructions), lines: t.lines.map((l) => rep(l)), gold, weight: c.weight, ...(b ? { base: b } : {}) });
     }
     return { id: `${c.source}/${c.id}`, source: c.source, ...(c.pair ? { pair: c.pair } : {}), state: rep(renderState(c.state), maxState), items };
   });

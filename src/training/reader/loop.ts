@@ -70,7 +70,7 @@ export function makeBatches(examples: readonly ReaderExample[], random: () => nu
 export function batchLoss(p: ReaderParams, shape: ReaderShape, batch: readonly ReaderExample[], smoothing: number, random: () => number): tf.Scalar {
   const groups = batch.map((ex) => ({ state: ex.state, questions: ex.items.map((it) => it as ReaderItem) }));
   const flat = groups.flatMap((g) => g.questions);
-  const swapped = flat.map((it) => (it.type === 'noul' && it.lines.some((l) => l.n > 0) && random() < 0.5 ? { ...it, lines: [it.lines[1]!, it.lines[0]!], gold: 1 - it.gold } : it));
+  const swapped = flat.map((it) => (it.type === 'noul' && it.lines.some((l) => l.n > 0) && random() < 0.5 ? { ...it, lines: [it.lines[1]!, it.lines[0]!], gold: 1 - it.gold, ...(it.base ? { base: [it.base[1]!, it.base[0]!] } : {}) } : it));
   let at = 0;
   const b = buildReaderBatch(groups.map((g) => ({ state: g.state, questions: g.questions.map(() => swapped[at++]!) })));
   const out = readerForward(p, shape, b, true);

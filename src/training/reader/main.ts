@@ -16,13 +16,13 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../encoder/backend.js';
-import { paramShapes } from '../../heads/reader/architecture.js';
+import { BASE_HEADS, paramShapes } from '../../heads/reader/architecture.js';
 import type { ReaderParams } from '../../heads/reader/forward.js';
 import { BUCKETS, decodeParams, encodeParams, type ReaderManifest } from '../../heads/reader/weights.js';
 import { sha256Hex } from '../../heads/sha256.js';
 import { repoRoot } from '../data.js';
 import { fitTemperatures, formatMetrics, metrics } from './calibrate.js';
-import type { ReaderItem } from './examples.js';
+import type { ReaderExample, ReaderItem } from './examples.js';
 import { predict, type Prediction } from './loop.js';
 import { count, loadExamples, memberDir, runKey, runSettings, type MemberData } from './train.js';
 
@@ -51,6 +51,11 @@ function averaged(perMember: readonly Prediction[][]): Prediction[] {
     }
   }
   return [...sums].map(([item, s]) => ({ item, logits: s.map((x) => x / perMember.length) }));
+}
+
+/** The base heads' own answers to these examples (what the reader starts from). */
+function baseOnly(examples: readonly ReaderExample[]): Prediction[] {
+  return examples.flatMap((ex) => ex.items.map((item) => ({ item, logits: item.type === 'noul' ? [item.base![0]! - item.base![1]!, 0] : [...item.base!] })));
 }
 
 /** A member's parameters from its latest checkpoint (names `p:<param>` in state.json's index). */
@@ -95,6 +100,7 @@ async function main(): Promise<void> {
   const key = runKey(settings, count(train));
   log(`run ${key}: ${members} members; questions train ${count(train)}, calib ${count(calib)}, test ${count(test)}`);
   const evalSet = calib.filter((_, i) => i % 2 === 0).slice(0, 1500);
+  log(`base heads alone, calib (stop half, first 1,500): ${formatMetrics(metrics(baseOnly(evalSet)))}`);
   await Promise.all(Array.from({ length: members }, (_, member) => runMember({ member, key, train, evalSet })));
 
   await initBackend('wasm');
@@ -110,6 +116,8 @@ async function main(): Promise<void> {
   const temperatures = fitTemperatures(averaged(params.map((p) => predict(p, settings.shape, fit))));
   const heldOut = metrics(averaged(params.map((p) => predict(p, settings.shape, test))), temperatures);
   const perMember = params.map((p) => metrics(predict(p, settings.shape, test)));
+  const baseHeldOut = metrics(baseOnly(test), fitTemperatures(baseOnly(fit)));
+  log(`base heads alone held-out test (same temperature fit): ${formatMetrics(baseHeldOut)}`);
   log(`temperatures ${JSON.stringify(temperatures)}`);
   perMember.forEach((m, i) => log(`member ${i} held-out test: ${formatMetrics(m)}`));
   log(`ensemble held-out test: ${formatMetrics(heldOut)}`);
@@ -130,6 +138,7 @@ async function main(): Promise<void> {
     sha256: sha256Hex(bytes),
     dtype: 'float16',
     shape: settings.shape,
+    base: BASE_HEADS,
     members,
     temperatures,
     training: {
@@ -145,6 +154,7 @@ async function main(): Promise<void> {
       trainQuestionsBySource: Object.fromEntries([...bySource].sort()),
     },
     heldOut,
+    baseHeldOut,
   };
   const rounded = decodeParams(manifest, bytes).map((v) => Object.fromEntries(Object.entries(shapes).map(([n, sh]) => [n, tf.tensor(v[n]!, sh)])));
   manifest.heldOutFloat16 = metrics(averaged(rounded.map((p) => predict(p, settings.shape, test))), temperatures);

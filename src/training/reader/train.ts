@@ -25,12 +25,13 @@ import path from 'node:path';
 import { isMainThread, workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../encoder/backend.js';
-import { DEFAULT_SHAPE, initOf, paramShapes, tiedAtInit, type ReaderShape } from '../../heads/reader/architecture.js';
+import { BASE_HEADS, DEFAULT_SHAPE, initOf, paramShapes, tiedAtInit, type ReaderShape } from '../../heads/reader/architecture.js';
 import { createTokenizer, loadVocabulary } from '../../tokenizer/index.js';
 import { repoRoot, rng } from '../data.js';
 import { cacheDir, EncodingStore } from '../encode-cache.js';
 import { registerGradients } from '../gradients.js';
 import { formatMetrics, metrics } from './calibrate.js';
+import { readBaseLogits } from './base-logits.js';
 import { buildReaderExamples, loadTrainingCases, readerTexts, type ReaderExample } from './examples.js';
 import { registerPlainMatMulGradient } from './matmul-gradient.js';
 import { batchLoss, makeBatches, predict } from './loop.js';
@@ -118,11 +119,16 @@ export function runSettings() {
 /** Cases, their encodings and examples by split (every process of a run builds the same). */
 export async function loadExamples(settings: ReturnType<typeof runSettings>, workers: number) {
   const tokenizer = createTokenizer(await loadVocabulary());
-  const { cases, corpus, converted, dir } = loadTrainingCases(settings.data);
-  log(`${corpus} corpus cases, ${converted} converted (${dir}); using ${cases.length}`);
+  const all = loadTrainingCases(settings.data);
+  const { corpus, converted, dir } = all;
+  // The reader corrects the base heads' answers: only cases whose answers `npm run train:base`
+  // has written are used.
+  const base = readBaseLogits();
+  const cases = all.cases.filter((c) => base.has(`${c.source}/${c.id}`));
+  log(`${corpus} corpus cases, ${converted} converted (${dir}); ${cases.length} with the base heads' answers`);
   const store = new EncodingStore(cacheDir(), true);
   await store.ensure(readerTexts(cases), tokenizer, workers);
-  const examples = buildReaderExamples(cases, store, tokenizer);
+  const examples = buildReaderExamples(cases, store, tokenizer, base);
   const split = (name: string) => examples.filter((_, i) => cases[i]!.split === name);
   return { cases, corpus, converted, train: split('train'), calib: split('calib'), test: split('test') };
 }
@@ -136,7 +142,7 @@ export function memberDir(key: string, i: number): string {
 
 export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions: number): string {
   const { shape, seed, epochs, lr, data } = settings;
-  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions })).digest('hex').slice(0, 12);
+  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, base: BASE_HEADS })).digest('hex').slice(0, 12);
 }
 
 /** What main.ts hands a member thread: its index, the run's key and its examples. */
