@@ -355,7 +355,7 @@ export class Encoder {
    * its windows. Each text's embedding is bit-for-bit the same whatever other texts share the
    * call: every sequence is encoded on its own, and sums are taken per sequence.
    */
-  async embedTexts(texts: readonly (readonly number[])[]): Promise<Float32Array[]> {
+  async embedTexts(texts: readonly (readonly number[])[], signal?: AbortSignal): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     const windows: number[][] = [];
     const lengths: number[][] = texts.map(() => []);
@@ -369,7 +369,8 @@ export class Encoder {
     await new Slicer().each(windows, async (run) => {
       record(this.weights, run, false, this.tfjs === null);
       sums.push((await this.runner.run(run, false)).sums);
-    });
+    }, signal);
+    if (signal?.aborted) throw abortReason(signal);
     return this.poolTexts(concatFloat32(sums), lengths);
   }
 

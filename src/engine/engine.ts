@@ -54,9 +54,9 @@ class PipelineEngine implements Engine {
       allowRemoteModels: config.allowRemoteModels === true,
       ...(config.transformersCacheDir ? { cacheDir: config.transformersCacheDir } : {}),
     });
-    this.outcomeCache = new OutcomeCache((texts) => encoder.embedTexts(texts.map((t) => this.tokenize(t))));
+    this.outcomeCache = new OutcomeCache((texts, signal) => encoder.embedTexts(texts.map((t) => this.tokenize(t)), signal));
     // Trained heads encode each question text on its own (token states, not just pooled).
-    this.trainedHeads = new TrainedHeadsRunner((text) => this.tokenize(text), (ids) => encoder.encodeState(ids), path.dirname(defaultManifestPath()));
+    this.trainedHeads = new TrainedHeadsRunner((text) => this.tokenize(text), (ids, signal) => encoder.encodeState(ids, signal ? { signal } : {}), path.dirname(defaultManifestPath()));
   }
 
   evaluate(...args: unknown[]): Promise<SystemOneResponse> {
@@ -145,9 +145,9 @@ class PipelineEngine implements Engine {
     // Pooled outcome embeddings: the zero-shot heads' input, and the trained heads' zero-shot term.
     const outcomeVectors =
       heads.kind === 'zero-shot-similarity' || this.trainedHeads.needsOutcomes(heads)
-        ? await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes))
+        ? await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes), options.signal)
         : null;
-    if (heads.kind === 'late-interaction') return this.trainedHeads.answerAll(heads, { state, questions, rendered }, encoding, stateIds, outcomeVectors);
+    if (heads.kind === 'late-interaction') return this.trainedHeads.answerAll(heads, { state, questions, rendered }, encoding, stateIds, outcomeVectors, options.signal);
     return new Map(rendered.map(([id, r]) => [id, answerQuestion(questions[id]!, r, encoding, r.outcomes.map((text) => outcomeVectors!.get(text)!), heads)]));
   }
 

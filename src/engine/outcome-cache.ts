@@ -17,10 +17,13 @@ export class OutcomeCache {
   /** Encoder passes run for outcome texts. */
   passes = 0;
 
-  constructor(private readonly embedTexts: (texts: string[]) => Promise<Float32Array[]>) {}
+  constructor(private readonly embedTexts: (texts: string[], signal?: AbortSignal) => Promise<Float32Array[]>) {}
 
-  /** Embeds every distinct text among `texts` in one pass at most; returns text -> embedding. */
-  async embed(modelId: string, texts: readonly string[]): Promise<Map<string, Float32Array>> {
+  /**
+   * Embeds every distinct text among `texts` in one pass at most; returns text -> embedding.
+   * The pass stops at its next window once `signal` aborts (and rejects with its reason).
+   */
+  async embed(modelId: string, texts: readonly string[], signal?: AbortSignal): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     const missing = new Set<string>();
     for (const text of texts) {
@@ -31,7 +34,7 @@ export class OutcomeCache {
     }
     if (missing.size > 0) {
       this.passes++;
-      const vectors = await this.embedTexts([...missing]);
+      const vectors = await this.embedTexts([...missing], signal);
       [...missing].forEach((text, i) => {
         out.set(text, vectors[i]!);
         if (text.length <= MAX_CACHED_TEXT) this.lru.set(`${modelId}\u0000${text}`, vectors[i]!);

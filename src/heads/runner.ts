@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { RenderedQuestion } from '../canonical/index.js';
+import { abortReason } from '../encoder/abort.js';
 import type { StateEncoding } from '../encoder/index.js';
 import type { Answer, Question, State } from '../types.js';
 import { pairSimilarities } from './fields.js';
@@ -27,8 +28,8 @@ export const TEXT_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** Token ids of a text, as the engine tokenizes it. */
 export type Tokenize = (text: string) => number[];
-/** Encodes token ids into per-token states and a pooled vector. */
-export type EncodeIds = (ids: readonly number[]) => Promise<StateEncoding>;
+/** Encodes token ids into per-token states and a pooled vector; stops at the next window once `signal` aborts. */
+export type EncodeIds = (ids: readonly number[], signal?: AbortSignal) => Promise<StateEncoding>;
 
 const EMPTY: TextRep = { tokens: new Float32Array(0), n: 0, pooled: new Float32Array(512) };
 
@@ -49,7 +50,7 @@ export function answerFromProbabilities(question: Question, rendered: RenderedQu
 }
 
 export class TrainedHeadsRunner {
-  private readonly texts = new LRUCache<string, Promise<TextRep>>({
+  private readonly texts = new LRUCache<string, { rep: Promise<TextRep>; signal: AbortSignal | undefined }>({
     maxSize: TEXT_CACHE_BYTES,
     sizeCalculation: (_v, key) => key.length * 2 + 4096,
   });
@@ -64,18 +65,31 @@ export class TrainedHeadsRunner {
     private readonly weightsDir: string,
   ) {}
 
-  private async encode(text: string): Promise<TextRep> {
+  /**
+   * A question text's encoding, shared by every request that asks it. The pass runs under the
+   * signal of the request that started it; a request that finds it aborted by that other
+   * request (and is not aborted itself) starts the pass again under its own signal.
+   */
+  private async encode(text: string, signal?: AbortSignal): Promise<TextRep> {
     if (text === '') return EMPTY;
-    let hit = this.texts.get(text);
-    if (!hit) {
-      this.passes++;
-      const ids = this.tokenize(text);
-      hit = this.encodeIds(ids).then((e) => toRep(e, ids));
-      hit.catch(() => this.texts.delete(text));
-      // Long texts (structured instructions with documents) are encoded but not kept.
-      if (text.length <= 4096) this.texts.set(text, hit);
+    for (;;) {
+      if (signal?.aborted) throw abortReason(signal);
+      let hit = this.texts.get(text);
+      if (!hit) {
+        this.passes++;
+        const ids = this.tokenize(text);
+        hit = { rep: this.encodeIds(ids, signal).then((e) => toRep(e, ids)), signal };
+        const entry = hit;
+        entry.rep.catch(() => this.texts.get(text) === entry && this.texts.delete(text));
+        // Long texts (structured instructions with documents) are encoded but not kept.
+        if (text.length <= 4096) this.texts.set(text, hit);
+      }
+      try {
+        return await hit.rep;
+      } catch (e) {
+        if (hit.signal === signal || !hit.signal?.aborted) throw e;
+      }
     }
-    return hit;
   }
 
   /** Whether these heads add the zero-shot term (and so need pooled outcome embeddings). */
@@ -103,6 +117,7 @@ export class TrainedHeadsRunner {
     state: StateEncoding,
     stateIds: readonly number[],
     outcomeVectors: ReadonlyMap<string, Float32Array> | null = null,
+    signal?: AbortSignal,
   ): Promise<Map<string, Answer>> {
     const heads = this.heads(spec);
     const { questions, rendered } = request;
@@ -110,10 +125,11 @@ export class TrainedHeadsRunner {
     const inputs = await Promise.all(
       rendered.map(async ([, r], i) => {
         const t = questionTexts(r);
-        const [instructions, ...lines] = await Promise.all([this.encode(t.instructions), ...t.lines.map((l) => this.encode(l))]);
+        const [instructions, ...lines] = await Promise.all([this.encode(t.instructions, signal), ...t.lines.map((l) => this.encode(l, signal))]);
         return { type: r.type, instructions: instructions!, lines, pair: pairs[i]! };
       }),
     );
+    if (signal?.aborted) throw abortReason(signal);
     // All questions in one batch (see request-logits.ts): same logits as one by one, so a
     // tail of them may go to a helper thread.
     const stateRep = toRep(state, stateIds);
