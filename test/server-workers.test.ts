@@ -2,6 +2,7 @@
  * `serve({ workers })` / `evalmodel serve --workers N`: the server's own engine as a pool of
  * worker threads. Answers, errors and shutdown must be those of the in-process engine.
  */
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineConfig } from '../src/engine/contract.js';
 import { parseServeArgs } from '../src/cli/serve.js';
@@ -61,10 +62,27 @@ describe('serve with a pool of engine workers', () => {
 });
 
 describe('workers option', () => {
-  it('defaults to one in-process engine for serve(), to the core count for the command', () => {
+  it('defaults to one in-process engine for serve(); the command picks by backend', () => {
     expect(resolveOptions({}).workers).toBe(1);
+    // With onnxruntime-node installed (this repository's .npmrc installs it): one engine whose
+    // intra-op threads use every core; on the wasm engine: one engine per core.
     const parsed = parseServeArgs([], {});
-    expect(!parsed.help && parsed.options.workers).toBe(os.availableParallelism());
+    const native = (() => {
+      try {
+        createRequire(import.meta.url).resolve('onnxruntime-node');
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    expect(!parsed.help && parsed.options.workers).toBe(native ? 1 : os.availableParallelism());
+    expect(!parsed.help && parsed.options.engineConfig?.threads).toBe(native ? os.availableParallelism() : undefined);
+    const wasm = parseServeArgs(['--backend', 'wasm'], {});
+    expect(!wasm.help && wasm.options.workers).toBe(os.availableParallelism());
+    expect(!wasm.help && wasm.options.engineConfig?.threads).toBeUndefined();
+    const threads = parseServeArgs(['--threads', '1'], {});
+    expect(!threads.help && threads.options.workers).toBe(native ? 1 : os.availableParallelism());
+    expect(!threads.help && threads.options.engineConfig?.threads).toBe(1);
     const one = parseServeArgs(['--workers', '1'], {});
     expect(!one.help && one.options.workers).toBe(1);
     const env = parseServeArgs([], { EVALMODEL_WORKERS: '3' });

@@ -8,6 +8,7 @@
  * SIGTERM or SIGINT drains in-flight requests and exits 0; a second signal exits at once.
  * @module
  */
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { installSignalHandlers, serve, silentSink, type ServeOptions, type ServerHandle } from '../server/index.js';
 import path from 'node:path';
@@ -43,16 +44,27 @@ Options (environment variable in brackets):
   --backend NAME            encoder backend: onnxruntime-node, tensorflow, wasm or cpu
                             [EVALMODEL_BACKEND] (default: the first that starts)
   --threads N               onnxruntime-node's intra-op threads per engine [EVALMODEL_THREADS]
-                            (default 1: the workers give the cores their work)
+                            (default: the number of cores with onnxruntime-node, else 1)
   --model-dir DIR           also serve the NLI model in this folder (transformers.js layout; needs
                             the optional package @xenova/transformers) under the id and alias of
                             its evalmodel.json (default evalmodel-0.1.0, evalmodel-nli) [EVALMODEL_MODEL_DIR]
   --manifest FILE           the model registry to serve instead of the built-in one [EVALMODEL_MANIFEST]
   --allow-remote            let the registry's hub ids be downloaded (default: offline)
   --workers N               engine worker threads, one core each; 1 = one engine in the
-                            server's own thread [EVALMODEL_WORKERS] (default: the number of cores)
+                            server's own thread [EVALMODEL_WORKERS] (default: 1 with
+                            onnxruntime-node, its threads using every core; else the number of cores)
   --quiet                   no access log
   -h, --help                this text`;
+
+/** Whether the optional onnxruntime-node package is installed (resolved, not loaded). */
+function nativeInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('onnxruntime-node');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Parsed `serve` arguments. */
 export type ServeCommand = { help: true } | { help: false; options: ServeOptions };
@@ -171,8 +183,16 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   if (booleans.has('--allow-remote')) engineConfig.allowRemoteModels = true;
   if (maxWork !== undefined) engineConfig.maxRequestWork = maxWork;
   if (Object.keys(engineConfig).length > 0) options.engineConfig = engineConfig;
-  // One engine per core by default: tfjs' wasm backend computes on one thread.
-  const workers = num('--workers', 'EVALMODEL_WORKERS') ?? os.availableParallelism();
+  // Defaults by measurement (docs/performance.md, `npm run bench:speed:backends`): with
+  // onnxruntime-node one engine whose intra-op threads use every core beats a pool of
+  // one-thread engines in latency and throughput; tfjs' wasm backend computes on one thread, so
+  // there one engine per core.
+  const native = (engineConfig.backend ?? 'onnxruntime-node') === 'onnxruntime-node' && nativeInstalled();
+  if (native && engineConfig.threads === undefined && num('--workers', 'EVALMODEL_WORKERS') === undefined) {
+    engineConfig.threads = os.availableParallelism();
+    options.engineConfig = engineConfig;
+  }
+  const workers = num('--workers', 'EVALMODEL_WORKERS') ?? (native ? 1 : os.availableParallelism());
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers expects an integer >= 1, got '${workers}'`);
   options.workers = workers;
   if (booleans.has('--quiet')) options.log = silentSink;
