@@ -21,8 +21,6 @@ export const SHARED_SETS = ['public', 'jevbench-sample', 'external'].map((d) => 
 export const DATA_OUTPUT = path.join(dataOutputDir(), 'train.jsonl');
 
 /** The reader model's shipped weights (issue 15): the plain-question threshold is asserted once they exist. */
-export const READER_WEIGHTS = path.join(repoRoot(), 'weights', 'reader-1.13.0.json');
-
 /** A group of tests that needs something, and why it skips when that is absent. */
 export interface Prerequisite {
   group: string;
@@ -51,11 +49,6 @@ export function prerequisites(): Prerequisite[] {
       group: "test/data-shared.test.ts 'the written sets' (zero overlap, ids, corpus kept, in the output of npm run data)",
       met: SHARED_SETS.every((d) => existsSync(d)) && existsSync(DATA_OUTPUT),
       why: SHARED_SETS.every((d) => existsSync(d)) ? `no ${DATA_OUTPUT}: run \`npm run data\` first (or set EVALMODEL_CACHE_DATA)` : 'no shared data (see above)',
-    },
-    {
-      group: "test/plain-questions.test.ts 'the default model with the shipped weights' (asserts 95% right)",
-      met: existsSync(READER_WEIGHTS),
-      why: `no reader weights at ${READER_WEIGHTS} yet: the late-interaction heads are known to fail the plain questions, so the test reports their count and skips until the reader model ships`,
     },
   ];
 }
