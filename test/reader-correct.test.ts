@@ -110,7 +110,29 @@ describe('the reader correcting the heads', () => {
     );
   });
 
-  it('reads a noul answer of the heads as log-odds and a distribution as log-probabilities', () => {
+  it('every bias reaches the answers (none is dropped on the way to its layer)', () => {
+    const state = text(6, 11);
+    const questions: AnsweredQuestion[] = [
+      { type: 'noul', instructions: text(4, 12), lines: [text(0, 1), text(0, 2)], probabilities: [0.4] },
+      { type: 'noul', instructions: text(4, 12), lines: [text(3, 13), text(2, 14)], probabilities: [0.6] },
+      { type: 'choice', instructions: text(3, 15), lines: [text(2, 16), text(3, 17)], probabilities: [0.3, 0.7] },
+      { type: 'score', instructions: text(3, 18), lines: [text(2, 19), text(2, 20), text(2, 21)], probabilities: [0.2, 0.5, 0.3] },
+    ];
+    const before = correctAnswers(random, state, questions).flat();
+    const biases = Object.keys(random.members[0]!).filter((n) => /\.(b|b1|b2|f1b|f2b)$/.test(n) && !/ln\d?\.b$|^out\.ln\.b$/.test(n));
+    expect(biases.length).toBeGreaterThan(8);
+    for (const name of biases) {
+      const original = random.members[0]![name]!;
+      // Not a constant shift: a layer norm downstream would take that out again.
+      const n = original.size;
+      random.members[0]![name] = tf.add(original, tf.tensor(Float32Array.from({ length: n }, (_, i) => ((i * 7) % 5) * 0.3 - 0.6), original.shape));
+      const after = correctAnswers(random, state, questions).flat();
+      random.members[0]![name] = original;
+      expect(after.some((x, i) => Math.abs(x - before[i]!) > 1e-6), name).toBe(true);
+    }
+  });
+
+  it('reads a noul answer of the heads and a distribution as log-probabilities', () => {
     expect(baseOf('noul', [0.5])).toEqual([Math.log(0.5), Math.log(0.5)]);
     const [y, n] = baseOf('noul', [1]);
     expect(Number.isFinite(y) && Number.isFinite(n!)).toBe(true);

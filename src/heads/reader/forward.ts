@@ -10,8 +10,54 @@ import * as tf from '@tensorflow/tfjs-core';
 import { BOUND, type ReaderShape } from './architecture.js';
 import type { OutcomeLayout, ReaderBatch } from './batch.js';
 import { batchedProduct } from '../../kernels/batch-matmul.js';
+import { dense, gemmReady, packable, packDense, type PackedDense } from '../../kernels/gemm.js';
 
 export type ReaderParams = Record<string, tf.Tensor>;
+
+/**
+ * Serving only: weight matrices packed for our WebAssembly kernel (`packDense`), by parameter
+ * name, with their bias when the layer has one. tfjs-wasm's own products ran at about a third
+ * of its speed and were most of the reader's time per request.
+ */
+export type PackedParams = Record<string, PackedDense>;
+
+/** The bias `linear` adds after a matrix: `X.w` -> `X.b`, `X.w1` -> `X.b1`, `lN.f1` -> `lN.f1b`; none for the others. */
+function biasOf(name: string): string | null {
+  if (name.endsWith('.w')) return `${name.slice(0, -2)}.b`;
+  if (/\.w[12]$/.test(name)) return `${name.slice(0, -3)}.b${name.slice(-1)}`;
+  if (/^l\d+\.f[12]$/.test(name)) return `${name}b`;
+  return null;
+}
+
+/** The packed form of every matrix of a member the kernel can serve (widths a multiple of 8). */
+export function packParams(p: ReaderParams): PackedParams {
+  const out: PackedParams = {};
+  if (!gemmReady()) return out;
+  for (const [name, w] of Object.entries(p)) {
+    if (w.rank !== 2 || !packable(w.shape[0]!, w.shape[1]!)) continue;
+    const b = biasOf(name);
+    out[name] = tf.tidy(() => {
+      const d = packDense(w as tf.Tensor2D, (b && p[b] ? p[b] : tf.zeros([w.shape[1]!])) as tf.Tensor1D);
+      return { ...d, packed: tf.keep(d.packed), bias: tf.keep(d.bias) };
+    });
+  }
+  return out;
+}
+
+/** `linear` with a member's parameters by name: its bias (see `biasOf`) added, packed when it can be. */
+type Linear = (x: tf.Tensor, name: string) => tf.Tensor;
+
+function linearOf(p: ReaderParams, packed: PackedParams | undefined): Linear {
+  return (x, name) => {
+    const b = biasOf(name);
+    const w = p[name]!;
+    const pw = packed?.[name];
+    if (!pw) return linear(x, w, b ? p[b] : undefined);
+    const shape = x.shape;
+    const y = dense(tf.reshape(x, [-1, shape[shape.length - 1]!]) as tf.Tensor2D, pw);
+    return tf.reshape(y, [...shape.slice(0, -1), w.shape[1]!]);
+  };
+}
 
 /**
  * Per type, bounded logits of that type's questions: noul [Qn]; choice and score flat, one per
@@ -50,23 +96,23 @@ function splitHeads(x: tf.Tensor, heads: number): tf.Tensor4D {
 }
 
 /** One reader layer: attention of every text row over its state's tokens, then feed-forward. */
-function readerLayer(p: ReaderParams, l: number, shape: ReaderShape, x: tf.Tensor, state: tf.Tensor, b: ReaderBatch): tf.Tensor {
+function readerLayer(p: ReaderParams, lin: Linear, l: number, shape: ReaderShape, x: tf.Tensor, state: tf.Tensor, b: ReaderBatch): tf.Tensor {
   const pre = `l${l}.`;
   const P = (n: string) => p[pre + n]!;
   const h = shape.heads;
   const dh = shape.width / h;
   const [G, R] = x.shape as [number, number];
   const y = layerNorm(x, P('ln1.g'), P('ln1.b'));
-  const q = tf.mul(splitHeads(linear(y, P('q')), h), 1 / Math.sqrt(dh));
-  const kS = splitHeads(linear(state, P('sk')), h);
-  const vS = splitHeads(linear(state, P('sv')), h);
+  const q = tf.mul(splitHeads(lin(y, pre + 'q'), h), 1 / Math.sqrt(dh));
+  const kS = splitHeads(lin(state, pre + 'sk'), h);
+  const vS = splitHeads(lin(state, pre + 'sv'), h);
   const matchBias = tf.mul(b.stateMatch, tf.reshape(P('match'), [1, h, 1, 1]));
   const scores = tf.add(tf.add(batchedProduct(q, tf.transpose(kS, [0, 1, 3, 2])), b.stateBias), matchBias);
   const mixed = batchedProduct(tf.softmax(scores), vS); // [G, h, R, dh]
   const merged = tf.reshape(tf.transpose(mixed, [0, 2, 1, 3]), [G, R, shape.width]);
-  const x1 = tf.add(x, linear(merged, P('o')));
-  const f = tf.relu(linear(layerNorm(x1, P('ln2.g'), P('ln2.b')), P('f1'), P('f1b')));
-  return tf.add(x1, linear(f, P('f2'), P('f2b')));
+  const x1 = tf.add(x, lin(merged, pre + 'o'));
+  const f = tf.relu(lin(layerNorm(x1, P('ln2.g'), P('ln2.b')), pre + 'f1'));
+  return tf.add(x1, lin(f, pre + 'f2'));
 }
 
 /** Readout vectors of every text slot, [G * T + 1, 2 * width]; the last row is zeros. */
@@ -85,11 +131,9 @@ function readouts(p: ReaderParams, shape: ReaderShape, x: tf.Tensor, b: ReaderBa
  * negative for every input, so no gradient ever reached it again: noul stayed at chance for
  * thousands of steps while choice learned).
  */
-function mlp(p: ReaderParams, prefix: string, x: tf.Tensor2D): tf.Tensor1D {
-  const h = tf.leakyRelu(tf.add(tf.matMul(x, p[`${prefix}.w1`] as tf.Tensor2D), p[`${prefix}.b1`]!), 0.1);
-  let out: tf.Tensor = tf.matMul(h, p[`${prefix}.w2`] as tf.Tensor2D);
-  if (p[`${prefix}.b2`]) out = tf.add(out, p[`${prefix}.b2`]!);
-  return tf.reshape(out, [-1]) as tf.Tensor1D;
+function mlp(lin: Linear, prefix: string, x: tf.Tensor2D): tf.Tensor1D {
+  const h = tf.leakyRelu(lin(x, `${prefix}.w1`), 0.1);
+  return tf.reshape(lin(h, `${prefix}.w2`), [-1]) as tf.Tensor1D;
 }
 
 /** A soft clip to ±BOUND, so no logit runs away in training and serving reads the same scale. */
@@ -156,34 +200,56 @@ function alignment(b: ReaderBatch): [tf.Tensor, tf.Tensor] {
  * Logits of every question of the batch: the base heads' log-probabilities plus the reader's
  * readouts, bounded; `differentiable` for training (see `rows`).
  */
-export function readerForward(p: ReaderParams, shape: ReaderShape, b: ReaderBatch, differentiable = false): ReaderLogits {
-  const d = differentiable;
-  const state = linear(layerNorm(b.stateX), p['in.state.w']!, p['in.state.b']);
+/** What every member reads of a batch before its own parameters: normalised inputs and the alignment cues. */
+export interface SharedInputs {
+  stateN: tf.Tensor;
+  textN: tf.Tensor;
+  best: tf.Tensor;
+  soft: tf.Tensor;
+}
+
+/** The parameter-free part of the forward pass, computed once per batch for all members. */
+export function sharedInputs(b: ReaderBatch): SharedInputs {
   const [best, soft] = alignment(b);
+  return { stateN: layerNorm(b.stateX), textN: layerNorm(b.textX), best, soft };
+}
+
+export function readerForward(
+  p: ReaderParams,
+  shape: ReaderShape,
+  b: ReaderBatch,
+  differentiable = false,
+  shared: SharedInputs = sharedInputs(b),
+  packed?: PackedParams,
+): ReaderLogits {
+  const d = differentiable;
+  const lin = linearOf(p, packed);
+  const state = lin(shared.stateN, 'in.state.w');
+  const { best, soft } = shared;
   const cues = tf.addN([tf.mul(b.rowMatch, p['in.text.match']!), tf.mul(best, p['in.text.best']!), tf.mul(soft, p['in.text.soft']!)]);
-  const x0 = tf.add(linear(layerNorm(b.textX), p['in.text.w']!, p['in.text.b']), cues);
+  const x0 = tf.add(lin(shared.textN, 'in.text.w'), cues);
   const context = batchedProduct(b.rowContext, batchedProduct(b.meanPool, x0)); // [G, R, d]
-  let x = tf.add(x0, linear(context, p['in.context']!));
-  for (let l = 0; l < shape.layers; l++) x = readerLayer(p, l, shape, x, state, b);
+  let x = tf.add(x0, lin(context, 'in.context'));
+  for (let l = 0; l < shape.layers; l++) x = readerLayer(p, lin, l, shape, x, state, b);
   const v = readouts(p, shape, x, b);
   let noul: tf.Tensor1D | null = null;
   if (b.noul) {
     const n = b.noul;
-    const plain = mlp(p, 'noul', rows(v, n.instr, d));
-    const yes = mlp(p, 'crit', pairFeatures(v, n.yes, n.instr, d));
-    const no = mlp(p, 'crit', pairFeatures(v, n.no, n.instr, d));
+    const plain = mlp(lin, 'noul', rows(v, n.instr, d));
+    const yes = mlp(lin, 'crit', pairFeatures(v, n.yes, n.instr, d));
+    const no = mlp(lin, 'crit', pairFeatures(v, n.no, n.instr, d));
     const c = tf.tensor1d(n.hasCrit);
     // With criteria, only the criteria's difference: swapping them negates the logit exactly.
     const delta = tf.add(tf.mul(tf.sub(1, c), plain), tf.mul(c, tf.sub(yes, no)));
     noul = bound(tf.add(tf.tensor1d(n.base), delta)) as tf.Tensor1D;
   }
   let choice: tf.Tensor1D | null = null;
-  if (b.choice) choice = bound(tf.add(tf.tensor1d(b.choice.base), mlp(p, 'choice', pairFeatures(v, b.choice.line, b.choice.instr, d)))) as tf.Tensor1D;
+  if (b.choice) choice = bound(tf.add(tf.tensor1d(b.choice.base), mlp(lin, 'choice', pairFeatures(v, b.choice.line, b.choice.instr, d)))) as tf.Tensor1D;
   let score: tf.Tensor1D | null = null;
   if (b.score) {
     const s = b.score;
     const extra = tf.tensor2d(s.position.flatMap((pos, i) => [pos, s.count[i]!]), [s.position.length, 2]);
-    score = bound(tf.add(tf.tensor1d(s.base), mlp(p, 'score', tf.concat([pairFeatures(v, s.line, s.instr, d), extra], 1)))) as tf.Tensor1D;
+    score = bound(tf.add(tf.tensor1d(s.base), mlp(lin, 'score', tf.concat([pairFeatures(v, s.line, s.instr, d), extra], 1)))) as tf.Tensor1D;
   }
   return { noul, choice, score };
 }

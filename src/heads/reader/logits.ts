@@ -13,13 +13,15 @@ import * as tf from '@tensorflow/tfjs-core';
 import { paramShapes, type ReaderShape } from './architecture.js';
 import { decodeParams, type ReaderManifest } from './weights.js';
 import { buildReaderBatch, type ReaderQuestion, type ReaderText } from './batch.js';
-import { readerForward, slotLogits, type ReaderParams } from './forward.js';
+import { packParams, readerForward, sharedInputs, slotLogits, type PackedParams, type ReaderParams } from './forward.js';
 
 /** A loaded reader: one set of constant parameters per ensemble member. */
 export interface LoadedReader {
   shape: ReaderShape;
   members: ReaderParams[];
   temperatures: Record<string, number>;
+  /** Per member, its matrices packed for our WebAssembly kernel (made at first use; empty off wasm). */
+  packed?: PackedParams[];
 }
 
 /** Builds a reader from its manifest and weight bytes (validated by `decodeParams`). */
@@ -71,10 +73,13 @@ export function readerLogits(reader: LoadedReader, state: ReaderText, questions:
   const out: number[][] = new Array<number[]>(questions.length);
   for (const chunk of chunkQuestions(questions, state.n, reader.shape.heads)) {
     const qs = chunk.map((i) => questions[i]!);
+    reader.packed ??= reader.members.map(packParams);
+    const packed = reader.packed;
     const perMember = tf.tidy(() => {
       const batch = buildReaderBatch([{ state, questions: qs }]);
-      return reader.members.map((p) => {
-        const res = readerForward(p, reader.shape, batch);
+      const shared = sharedInputs(batch);
+      return reader.members.map((p, m) => {
+        const res = readerForward(p, reader.shape, batch, false, shared, packed[m]);
         const noul = res.noul?.dataSync();
         const choice = res.choice && batch.choice ? slotLogits(res.choice, batch.choice).dataSync() : undefined;
         const score = res.score && batch.score ? slotLogits(res.score, batch.score).dataSync() : undefined;
