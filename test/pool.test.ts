@@ -118,6 +118,28 @@ describe('engine pool', () => {
     expect(pool.resolveModel('evalmodel-latest')).toBe(single.resolveModel('evalmodel-latest'));
   });
 
+  it('estimates work as the single engine does, in the worker the evaluation goes to, with the same errors', async () => {
+    const request = { model: 'evalmodel-latest', state: `${LONG} ${Math.random()}`, questions: QUESTIONS };
+    const units = await pool.estimateWork!(request);
+    expect(units).toBe(await single.estimateWork!(request));
+    expect(units).toBeGreaterThan(single.countTokens(LONG));
+    // The evaluation reports the same estimate (its onWork) as the one given before.
+    let reported = -1;
+    await pool.evaluate(request, { onWork: (u) => (reported = u) });
+    expect(reported).toBe(units);
+    const invalid = await pool.estimateWork!({ model: 'evalmodel-latest', document: 'x', questions: {} }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(RequestValidationError);
+    const unknown = await pool.estimateWork!({ model: 'evalmodel-0.0.1', state: TICKET, questions: QUESTIONS }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(UnknownModelError);
+    const capped = await createEngine({ maxRequestWork: 10 });
+    try {
+      const over = await capped.estimateWork!(request).catch((e: unknown) => e);
+      expect((over as RequestValidationError).detail[0]!.type).toBe('too_much_work');
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('honours an abort signal, before and during the evaluation', async () => {
     const before = new AbortController();
     before.abort();

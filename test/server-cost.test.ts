@@ -11,7 +11,7 @@ import type { Engine } from '../src/engine/contract.js';
 import type { ServerHandle } from '../src/server/index.js';
 import { MAX_DETAIL_ENTRIES } from '../src/server/validation-body.js';
 import { authed, bind, sampleRequest, sharedEngine, smallRequestBound, start } from './server/helpers.js';
-import { conforms, expectError } from './server/assertions.js';
+import { conforms, expectError, until } from './server/assertions.js';
 
 const WORDS = 'parcel carrier warehouse invoice refund customer delivery address weather morning report pallet driver station river garden window'.split(' ');
 
@@ -144,6 +144,58 @@ describe('a queue of its own for small requests', () => {
       await server.close();
     }
   }, 60_000);
+});
+
+describe('queue bound in work', () => {
+  it('admits by the estimated work already queued: 529 once it would pass maxQueuedWork, while a lighter request still fits; invalid requests never wait', async () => {
+    // Every evaluation waits for one gate, opened once.
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let started = 0;
+    const gated: Engine = {
+      ...bind(engine),
+      evaluate: (async (body: unknown, options: unknown) => {
+        started++;
+        await gate;
+        return engine.evaluate(body, options as never);
+      }) as Engine['evaluate'],
+    };
+    const request = (tokens: number) => ({ ...sampleRequest(longState(tokens)), questions: { q: { type: 'noul', instructions: 'Late?' } } });
+    const [running, big, bigToo, light] = [request(500), request(3_000), request(3_000), request(1_000)];
+    const estimate = (body: unknown) => engine.estimateWork!(body);
+    expect(await estimate(big)).toBeGreaterThan(3_000);
+    // Room for one big request and one light one, not for two big ones.
+    const maxQueuedWork = (await estimate(big)) + (await estimate(light));
+    expect(2 * (await estimate(bigToo))).toBeGreaterThan(maxQueuedWork);
+    // Every body in the one lane (lightBodyBytes 0), whose slot the first request holds.
+    const server = await start({ engine: gated, concurrency: 1, maxQueued: 16, maxQueuedWork, lightBodyBytes: 0 });
+    try {
+      const send = (body: unknown) => authed(server.url, '/v1/systemone', { body });
+      const first = send(running);
+      await until(() => started === 1);
+      const waiting = send(big);
+      await until(() => server.stats().queued === 1);
+      expect(server.stats().queuedWork).toBe(await estimate(big));
+      // Far from the 16-request bound, but over the work bound.
+      const refused = await send(bigToo);
+      expectError(refused, 529, 'overloaded');
+      expect(refused.json.error.message).toContain(`${maxQueuedWork} work units`);
+      expect(Number(refused.headers['retry-after-ms'])).toBeGreaterThan(0);
+      const fits = send(light);
+      await until(() => server.stats().queued === 2);
+      // Invalid requests are answered from the estimate's checks, without waiting for a slot.
+      const invalid = await send({ ...big, questions: { q: { type: 'maybe' } } });
+      expect(invalid.status).toBe(422);
+      expect(server.stats().queued).toBe(2);
+      open();
+      const replies = await Promise.all([first, waiting, fits]);
+      for (const r of replies) expect(r.status, r.text.slice(0, 200)).toBe(200);
+      expect(server.stats().queuedWork).toBe(0);
+    } finally {
+      open();
+      await server.close();
+    }
+  }, 120_000);
 });
 
 describe('bounded 422 bodies', () => {

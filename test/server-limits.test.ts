@@ -223,7 +223,7 @@ describe('529', () => {
       gated.release();
       expect((await a).status).toBe(200);
       expect((await b).status).toBe(200);
-      expect(s.stats()).toEqual({ inFlight: 0, running: 0, queued: 0 });
+      expect(s.stats()).toEqual({ inFlight: 0, running: 0, queued: 0, queuedWork: 0 });
     } finally {
       gated.release();
       await s.close();

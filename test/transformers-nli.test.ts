@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEngine, RequestValidationError, UnknownModelError, type Engine, type Questions } from '../src/index.js';
 import { QUESTION_TOKEN_BUDGET } from '../src/limits.js';
+import { NliModel } from '../src/transformers/model.js';
 import { hasTransformers, removeTinyModels, tinyModel } from './nli-helpers.js';
 
 const STATE = 'The parcel arrived two weeks late and the box was crushed. I want my money back.';
@@ -156,6 +157,55 @@ describe.skipIf(!hasTransformers)('transformers-nli models (tiny random model, n
     const builtin = await engine.evaluate(state, QUESTIONS, 'evalmodel-latest');
     expect(builtin.model).toBe('evalmodel-1.13.0');
     expect(engine.stats().cache.misses).toBe(after.cache.misses + 1);
+  });
+
+  it("shares a question's run between concurrent identical requests, and one client's abort does not fail the other", async () => {
+    const state = `${STATE} (abort test ${Math.random()})`;
+    const one: Questions = { refund: QUESTIONS.refund! };
+    // Each run waits 100 ms before scoring, so that the second request joins the first's run
+    // and the first client leaves while it waits; the run's signal is recorded.
+    const original = NliModel.prototype.score;
+    const signals: (AbortSignal | undefined)[] = [];
+    const spy = vi.spyOn(NliModel.prototype, 'score').mockImplementation(async function (this: NliModel, premise, hypotheses, signal) {
+      signals.push(signal);
+      await new Promise((r) => setTimeout(r, 100));
+      return original.call(this, premise, hypotheses, signal);
+    });
+    try {
+      const leaving = new AbortController();
+      const gone = engine.evaluate(state, one, 'evalmodel-nli', { signal: leaving.signal });
+      const staying = engine.evaluate(state, one, 'evalmodel-nli');
+      await new Promise((r) => setTimeout(r, 20));
+      leaving.abort();
+      await expect(gone).rejects.toThrow();
+      const answer = await staying;
+      // One run served both, and it was not aborted by the client that left.
+      expect(signals).toHaveLength(1);
+      expect(signals[0]?.aborted).toBe(false);
+      // When every request waiting on a run leaves, the run is aborted.
+      const other = `${state} (both leave)`;
+      const a = new AbortController();
+      const b = new AbortController();
+      const first = engine.evaluate(other, one, 'evalmodel-nli', { signal: a.signal });
+      const second = engine.evaluate(other, one, 'evalmodel-nli', { signal: b.signal });
+      await new Promise((r) => setTimeout(r, 20));
+      a.abort();
+      b.abort();
+      await expect(first).rejects.toThrow();
+      await expect(second).rejects.toThrow();
+      expect(signals).toHaveLength(2);
+      expect(signals[1]?.aborted).toBe(true);
+      spy.mockRestore();
+      // The answer that survived is the one a fresh engine without a cache gives.
+      const fresh = await createEngine({ modelDir: folder, defaultModel: 'evalmodel-nli', cacheBytes: 0 });
+      try {
+        expect(answer).toEqual(await fresh.evaluate(state, one));
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('answers the same without a cache, and with batches of one pair', async () => {

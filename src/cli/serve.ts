@@ -36,6 +36,8 @@ Options (environment variable in brackets):
                             [EVALMODEL_WRITE_TIMEOUT_MS] (default 30000)
   --concurrency N           evaluations at once [EVALMODEL_CONCURRENCY] (default 2)
   --max-queue N             queued evaluations before 529 [EVALMODEL_MAX_QUEUE] (default 16)
+  --max-queued-work N       work units of queued evaluations before 529, 0 = off
+                            [EVALMODEL_MAX_QUEUED_WORK] (default 20000 per concurrency slot)
   --max-body-bytes N        largest request body [EVALMODEL_MAX_BODY_BYTES] (default 1048576)
   --body-timeout-ms N       deadline for a request body [EVALMODEL_BODY_TIMEOUT_MS] (default 10000)
   --shutdown-grace-ms N     longest drain on shutdown [EVALMODEL_SHUTDOWN_GRACE_MS] (default 30000)
@@ -105,6 +107,7 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
     '--write-timeout-ms',
     '--concurrency',
     '--max-queue',
+    '--max-queued-work',
     '--max-body-bytes',
     '--body-timeout-ms',
     '--shutdown-grace-ms',
@@ -155,6 +158,8 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   if (concurrency !== undefined) options.concurrency = concurrency;
   const maxQueued = num('--max-queue', 'EVALMODEL_MAX_QUEUE');
   if (maxQueued !== undefined) options.maxQueued = maxQueued;
+  const maxQueuedWork = num('--max-queued-work', 'EVALMODEL_MAX_QUEUED_WORK');
+  if (maxQueuedWork !== undefined) options.maxQueuedWork = maxQueuedWork;
   const maxBody = num('--max-body-bytes', 'EVALMODEL_MAX_BODY_BYTES');
   if (maxBody !== undefined) options.maxBodyBytes = maxBody;
   const bodyTimeout = num('--body-timeout-ms', 'EVALMODEL_BODY_TIMEOUT_MS');

@@ -131,6 +131,15 @@ export interface Engine {
   evaluate(request: unknown, options?: EvaluateOptions): Promise<SystemOneResponse>;
   /** Same, with the three fields given separately. */
   evaluate(state: State, questions: Questions, model?: string, options?: EvaluateOptions): Promise<SystemOneResponse>;
+  /**
+   * The work `evaluate(request)` would cost, in work units (state-token equivalents, see
+   * `workUnits`), from the checks it runs before any encoding: rejects as `evaluate` would
+   * (`RequestValidationError`, with `too_much_work` over the engine's cap; `UnknownModelError`).
+   * The HTTP server admits requests to its queue by this. Long texts' token ids are kept a
+   * while, so the evaluation that follows does not tokenize them again. Models of the
+   * `transformers-nli` kind are not estimated (0). Optional for engines of your own.
+   */
+  estimateWork?(request: unknown): Promise<number>;
   /** The model names a caller may send (the aliases), as `GET /v1/models` returns them. */
   listModels(): ModelMetadataList;
   /** Resolves an alias or versioned id to the versioned id, or throws `UnknownModelError`. */

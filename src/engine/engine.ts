@@ -5,13 +5,14 @@
  * @module
  */
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import { flattenWhitespace, renderQuestion, renderState, type RenderedQuestion } from '../canonical/index.js';
 import { Encoder, readEncoderWork, type StateEncoding } from '../encoder/index.js';
 import { exactAnswer } from '../exact/index.js';
 import { EngineClosedError, RequestValidationError } from '../errors.js';
 import { answerQuestion, TrainedHeadsRunner } from '../heads/index.js';
 import { gemmReady } from '../kernels/gemm.js';
-import { defaultManifestPath, isTransformersSpec, type BuiltinModelSpec, type ModelRegistry } from '../registry/index.js';
+import { defaultManifestPath, isTransformersSpec, type BuiltinModelSpec, type ModelRegistry, type TransformersModelSpec } from '../registry/index.js';
 import { loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
 import { engineTokenizer } from './tokens.js';
 import type { Answer, Questions, State, SystemOneResponse } from '../types.js';
@@ -23,6 +24,28 @@ import { splitEvaluateArguments } from './arguments.js';
 import { StateCache } from './state-cache.js';
 import { modelDirId, registryFor } from './registry-config.js';
 import { NliEvaluator } from '../transformers/evaluator.js';
+
+/** Texts at least this long have their token ids kept (shorter ones tokenize in microseconds). */
+const KEPT_TOKENS_MIN_CHARS = 256;
+/** Characters of text whose token ids are kept (about 4 MiB of text and 8 MiB of ids at most). */
+const KEPT_TOKENS_CHARS = 4 * 1024 * 1024;
+/** How long kept token ids live: an evaluation usually follows its estimate within its queue wait. */
+const KEPT_TOKENS_MS = 120_000;
+
+/** A request checked and tokenized, before any encoding (`prepare`). */
+type Prepared =
+  | { kind: 'nli'; spec: TransformersModelSpec; state: State; questions: Questions }
+  | {
+      kind: 'model';
+      spec: BuiltinModelSpec;
+      state: State;
+      questions: Questions;
+      stateText: string;
+      stateIds: readonly number[];
+      rendered: (readonly [string, RenderedQuestion])[];
+      questionTokens: Record<string, number>;
+      work: number;
+    };
 
 /** Default byte budget of the state cache. */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
@@ -38,6 +61,8 @@ class PipelineEngine implements Engine {
   private readonly exactCounts = { answered: 0, abstained: 0 };
   private readonly stateCache: StateCache;
   private readonly outcomeCache: OutcomeCache;
+  /** Token ids of recent long texts, by text (see `tokenizeKept`). */
+  private readonly tokens = new LRUCache<string, readonly number[]>({ maxSize: KEPT_TOKENS_CHARS, sizeCalculation: (_ids, text) => text.length + 64, ttl: KEPT_TOKENS_MS });
   /** Models of the `transformers-nli` kind (loaded on first use) and their cache. */
   readonly nli: NliEvaluator;
   /** @internal The pool's workers give it a helper (heads/remote.ts). */
@@ -68,12 +93,46 @@ class PipelineEngine implements Engine {
     return run;
   }
 
-  private async run(body: unknown, options: EvaluateOptions): Promise<SystemOneResponse> {
+  estimateWork(request: unknown): Promise<number> {
+    if (this.closed) return Promise.reject(new EngineClosedError());
+    try {
+      const prepared = this.prepare(request);
+      return Promise.resolve(prepared.kind === 'nli' ? 0 : prepared.work);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Everything before any encoding: validation, the model, rendering, tokenizing, the token
+   * budgets and the work estimate and cap. Long texts' token ids are kept a while (`tokens`),
+   * so an evaluation that follows its estimate does not tokenize again.
+   */
+  private prepare(body: unknown): Prepared {
     const checked = validateRequest(body);
     if (!checked.ok) throw new RequestValidationError(checked.errors);
     const { state, questions, model } = checked.request;
     const spec = this.registry.spec(model);
-    if (isTransformersSpec(spec)) {
+    if (isTransformersSpec(spec)) return { kind: 'nli', spec, state, questions };
+    const stateText = renderState(state);
+    const stateIds = this.tokenizeKept(stateText);
+    const rendered = Object.entries(questions).map(([id, q]) => [id, renderQuestion(q)] as const);
+    const questionTokens: Record<string, number> = {};
+    for (const [id, r] of rendered) {
+      Object.defineProperty(questionTokens, id, { value: this.tokenizeKept(r.text).length, enumerable: true });
+    }
+    const budget = tokenBudgetErrors(stateIds.length, questionTokens);
+    if (budget.length > 0) throw new RequestValidationError(budget);
+    const work = workUnits({ stateTokens: stateIds.length, questions: rendered.map(([id, r]) => ({ tokens: questionTokens[id]!, outcomes: r.outcomes.length })) });
+    const cap = this.config.maxRequestWork;
+    if (cap > 0 && work > cap) throw new RequestValidationError([tooMuchWork(work, cap)]);
+    return { kind: 'model', spec, state, questions, stateText, stateIds, rendered, questionTokens, work };
+  }
+
+  private async run(body: unknown, options: EvaluateOptions): Promise<SystemOneResponse> {
+    const prepared = this.prepare(body);
+    if (prepared.kind === 'nli') {
+      const { spec, state, questions } = prepared;
       throwIfAborted(options.signal);
       // The NLI evaluator counts usage over every question, so it sees them all; the exact
       // stage's answers then replace its own where the state's data decides.
@@ -81,19 +140,7 @@ class PipelineEngine implements Engine {
       for (const [id, answer] of this.exactAnswers(state, Object.keys(questions), questions)) response.answers[id] = answer;
       return response;
     }
-
-    const stateText = renderState(state);
-    const stateIds = this.tokenize(stateText);
-    const rendered = Object.entries(questions).map(([id, q]) => [id, renderQuestion(q)] as const);
-    const questionTokens: Record<string, number> = {};
-    for (const [id, r] of rendered) {
-      Object.defineProperty(questionTokens, id, { value: this.tokenize(r.text).length, enumerable: true });
-    }
-    const budget = tokenBudgetErrors(stateIds.length, questionTokens);
-    if (budget.length > 0) throw new RequestValidationError(budget);
-    const work = workUnits({ stateTokens: stateIds.length, questions: rendered.map(([id, r]) => ({ tokens: questionTokens[id]!, outcomes: r.outcomes.length })) });
-    const cap = this.config.maxRequestWork;
-    if (cap > 0 && work > cap) throw new RequestValidationError([tooMuchWork(work, cap)]);
+    const { spec, state, questions, stateText, stateIds, rendered, questionTokens, work } = prepared;
     options.onWork?.(work);
 
     // The exact stage answers what the state's data decides; the model answers the rest.
@@ -130,7 +177,7 @@ class PipelineEngine implements Engine {
     questions: Questions,
     rendered: (readonly [string, RenderedQuestion])[],
     stateText: string,
-    stateIds: number[],
+    stateIds: readonly number[],
     options: EvaluateOptions,
   ): Promise<Map<string, Answer>> {
     throwIfAborted(options.signal);
@@ -160,12 +207,23 @@ class PipelineEngine implements Engine {
     return this.tokenizer.encode(flattenWhitespace(text));
   }
 
+  /** `tokenize`, with long texts' ids kept a while (an estimate, then its evaluation); read-only. */
+  private tokenizeKept(text: string): readonly number[] {
+    if (text.length < KEPT_TOKENS_MIN_CHARS) return this.tokenize(text);
+    let ids = this.tokens.get(text);
+    if (!ids) {
+      ids = this.tokenize(text);
+      this.tokens.set(text, ids);
+    }
+    return ids;
+  }
+
   /**
    * Zero-shot heads read the pooled embedding only: without token states the encoder skips
    * the last projection per token (a sixth of the work) and the cache entry is 2 KiB a token
    * smaller. The cache key holds the versioned model id, so the two kinds never mix.
    */
-  private encodeState(ids: number[], tokenStates: boolean, signal: AbortSignal | undefined): Promise<StateEncoding> {
+  private encodeState(ids: readonly number[], tokenStates: boolean, signal: AbortSignal | undefined): Promise<StateEncoding> {
     this.stateEncodes++;
     return this.encoder.encodeState(ids, { tokenStates, ...(signal ? { signal } : {}) });
   }

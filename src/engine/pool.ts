@@ -138,6 +138,8 @@ class EnginePool implements Engine {
   private closed = false;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  /** Estimates asked of a worker, by id. */
+  private readonly estimates = new Map<number, { worker: PoolWorker; resolve(units: number): void; reject(error: unknown): void }>();
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Which worker took each recently routed state (by its routing hash). */
   private readonly routes = new LRUCache<number, PoolWorker>({ max: ROUTES });
@@ -157,6 +159,13 @@ class EnginePool implements Engine {
   private listen(w: PoolWorker): void {
     w.thread.on('message', (message: FromWorker) => {
       if (message.type === 'work') this.pending.get(message.id)?.onWork?.(message.units);
+      if (message.type === 'estimated') {
+        const e = this.estimates.get(message.id);
+        this.estimates.delete(message.id);
+        if (message.ok) e?.resolve(message.units);
+        else e?.reject(revive(message.error));
+        return;
+      }
       if (message.type !== 'result') return;
       const p = this.pending.get(message.id);
       w.stats = message.stats;
@@ -174,6 +183,11 @@ class EnginePool implements Engine {
         this.pending.delete(id);
         p.cleanup();
         p.reject(error instanceof Error ? error : new Error(`engine worker exited: ${String(error)}`));
+      }
+      for (const [id, e] of this.estimates) {
+        if (e.worker !== w) continue;
+        this.estimates.delete(id);
+        e.reject(error instanceof Error ? error : new Error(`engine worker exited: ${String(error)}`));
       }
     };
     w.thread.on('error', fail);
@@ -244,6 +258,27 @@ class EnginePool implements Engine {
       worker.inFlight++;
       this.pending.set(id, { onWork: options.onWork, resolve, reject, worker, cleanup });
       signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Asked of the worker that the evaluation will go to (the state's route, see `pick`), which
+   * keeps the token ids for it; this thread stays free of tokenizing.
+   */
+  estimateWork(request: unknown): Promise<number> {
+    if (this.closed) return Promise.reject(new EngineClosedError());
+    const worker = this.pick(request);
+    if (!worker) return Promise.reject(new Error('Every engine worker of the pool has exited'));
+    const id = this.nextId++;
+    return new Promise<number>((resolve, reject) => {
+      try {
+        worker.thread.postMessage({ type: 'estimate', id, request } satisfies ToWorker);
+      } catch {
+        const checked = validateRequest(request);
+        reject(checked.ok ? new Error('The request could not be sent to an engine worker') : new RequestValidationError(checked.errors));
+        return;
+      }
+      this.estimates.set(id, { worker, resolve, reject });
     });
   }
 

@@ -22,6 +22,7 @@ export interface WorkerInit {
 /** Messages from the pool. */
 export type ToWorker =
   | { type: 'evaluate'; id: number; request: unknown }
+  | { type: 'estimate'; id: number; request: unknown }
   | { type: 'abort'; id: number }
   | { type: 'close' };
 
@@ -39,6 +40,8 @@ export type FromWorker =
   | { type: 'ready'; stats: EngineStats }
   | { type: 'failed'; error: SerializedError }
   | { type: 'work'; id: number; units: number }
+  | { type: 'estimated'; id: number; ok: true; units: number }
+  | { type: 'estimated'; id: number; ok: false; error: SerializedError }
   | { type: 'result'; id: number; ok: true; value: unknown; stats: EngineStats }
   | { type: 'result'; id: number; ok: false; error: SerializedError; stats: EngineStats }
   | { type: 'closed' };
@@ -88,6 +91,12 @@ async function main(): Promise<void> {
         (value) => post({ type: 'result', id: message.id, ok: true, value, stats: engine.stats() }),
         (error: unknown) => post({ type: 'result', id: message.id, ok: false, error: serialize(error), stats: engine.stats() }),
       ).finally(() => running.delete(message.id));
+    } else if (message.type === 'estimate') {
+      // Kept token ids stay in this worker, where the pool sends the evaluation too.
+      engine.estimateWork!(message.request).then(
+        (units) => post({ type: 'estimated', id: message.id, ok: true, units }),
+        (error: unknown) => post({ type: 'estimated', id: message.id, ok: false, error: serialize(error) }),
+      );
     } else if (message.type === 'abort') {
       running.get(message.id)?.abort(new DOMException('The evaluation was aborted', 'AbortError'));
     } else if (message.type === 'close') {

@@ -26,10 +26,9 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { Batch, PairInputs } from './batch.js';
-import { gemmReady } from '../kernels/gemm.js';
-import { alignOnKernel, spanMatrix } from './align-kernel.js';
+import { ALIGN_CELLS, alignRows, prepareState, releaseState, spanScores } from './align-kernel.js';
 import { comparisonFeatures, textCues } from './cues.js';
-import { rowNormalise, textNorms } from './text-norms.js';
+import { textNorms } from './text-norms.js';
 
 export const HIDDEN = 512;
 /** Width of the value readout. */
@@ -126,10 +125,11 @@ export interface Aligned {
 }
 
 /**
- * Stage 1: aligns texts to a state's token states. One matrix product per call; texts without
- * tokens give empty alignments.
+ * Stage 1: aligns texts to a state's token states. The state is prepared once per call; the
+ * similarity matrix is built for at most `cells` (text tokens x state tokens) at a time, which
+ * changes no value (align-kernel.ts). Texts without tokens give empty alignments.
  */
-export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[] {
+export function alignTexts(state: TextRep, texts: readonly TextRep[], cells = ALIGN_CELLS): Aligned[] {
   const total = texts.reduce((s, t) => s + t.n, 0);
   let best: Float32Array = new Float32Array(0);
   let soft: Float32Array = new Float32Array(0);
@@ -155,35 +155,30 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[]): Aligned[]
       o += t.tokens.length;
       textMeans.set(t.mean, k * HIDDEN);
     });
-    const out = tf.tidy(() => {
-      const z = tf.tensor2d(flat, [total, HIDDEN]);
-      const means = tf.tensor2d(textMeans, [texts.length, HIDDEN]);
-      if (gemmReady()) {
-        return alignOnKernel({ state: state.tokens, n: state.n, width: HIDDEN, tokens: z, means, negation: stateNeg, spanStarts: starts, span: SPAN, beta: BETA });
+    // The state's side once, then the texts' tokens in blocks of rows (align-kernel.ts).
+    const side = prepareState({ state: state.tokens, n: state.n, width: HIDDEN, negation: stateNeg, spanStarts: starts, span: SPAN });
+    try {
+      best = new Float32Array(total);
+      soft = new Float32Array(total);
+      aligned = new Float32Array(total * HIDDEN);
+      const rows = Math.max(1, Math.floor(cells / side.columns));
+      for (let r0 = 0; r0 < total; r0 += rows) {
+        const r1 = Math.min(total, r0 + rows);
+        const out = tf.tidy(() => alignRows(side, tf.tensor2d(flat.subarray(r0 * HIDDEN, r1 * HIDDEN), [r1 - r0, HIDDEN]), BETA));
+        best.set(out[0]!.dataSync() as Float32Array, r0);
+        soft.set(out[1]!.dataSync() as Float32Array, r0);
+        aligned.set(out[2]!.dataSync() as Float32Array, r0 * HIDDEN);
+        negAtt.set(out[3]!.dataSync() as Float32Array, r0);
+        argmax.set(out[4]!.dataSync() as Int32Array, r0);
+        tf.dispose(out);
       }
-      const spanMat = spanMatrix(starts, SPAN, state.n, state.n);
-      const s = rowNormalise(tf.tensor2d(state.tokens.subarray(0, state.n * HIDDEN), [state.n, HIDDEN]));
-      // Without our kernel: transposing once keeps the products on XNNPACK; tfjs-wasm runs
-      // transposed operands on a scalar fallback that is ~10x slower.
-      const sim = tf.matMul(z, tf.transpose(s));
-      // The soft maximum's log-sum-exp also normalises the attention: one exp pass, not two.
-      const scaled = tf.mul(sim, BETA);
-      const lse = tf.logSumExp(scaled, 1, true);
-      const att = tf.exp(tf.sub(scaled, lse));
-      const a = rowNormalise(tf.matMul(att, s));
-      const neg = tf.matMul(att, tf.tensor2d(stateNeg, [state.n, 1]));
-      const spans = rowNormalise(tf.matMul(tf.tensor2d(spanMat, [starts.length, state.n]), s));
-      const spanSim = tf.matMul(means, tf.transpose(spans)); // [texts, spans]
-      return [tf.max(sim, 1), tf.div(tf.reshape(lse, [-1]), BETA), a, tf.max(spanSim, 1), tf.div(tf.logSumExp(tf.mul(spanSim, BETA), 1), BETA), neg, tf.argMax(sim, 1)];
-    });
-    best = out[0]!.dataSync() as Float32Array;
-    soft = out[1]!.dataSync() as Float32Array;
-    aligned = out[2]!.dataSync() as Float32Array;
-    spanBest = out[3]!.dataSync() as Float32Array;
-    spanSoft = out[4]!.dataSync() as Float32Array;
-    negAtt = out[5]!.dataSync() as Float32Array;
-    argmax = out[6]!.dataSync() as Int32Array;
-    tf.dispose(out);
+      const spanOut = tf.tidy(() => spanScores(side, tf.tensor2d(textMeans, [texts.length, HIDDEN]), BETA));
+      spanBest = spanOut[0]!.dataSync() as Float32Array;
+      spanSoft = spanOut[1]!.dataSync() as Float32Array;
+      tf.dispose(spanOut);
+    } finally {
+      releaseState(side);
+    }
   } else if (total > 0) {
     best = new Float32Array(total);
     soft = new Float32Array(total);

@@ -82,8 +82,9 @@ export class HttpApp {
 
   constructor(private readonly deps: AppDeps) {
     const { options } = deps;
-    this.queue = new WorkQueue({ concurrency: options.concurrency, maxQueued: options.maxQueued });
-    this.lightQueue = new WorkQueue({ concurrency: options.concurrency, maxQueued: options.maxQueued });
+    const bounds = { concurrency: options.concurrency, maxQueued: options.maxQueued, maxQueuedWork: options.maxQueuedWork };
+    this.queue = new WorkQueue(bounds);
+    this.lightQueue = new WorkQueue(bounds);
     this.openapi = JSON.stringify(openApiDocument());
     this.server = createServer(
       {
@@ -253,7 +254,10 @@ export class HttpApp {
     };
     let result: SystemOneResponse;
     try {
-      result = await this.laneFor(raw.length).run(job, abort.signal);
+      // The estimate (the checks evaluate runs before encoding: invalid requests are answered
+      // here, without a slot) admits the request by the work already queued in its lane.
+      const work = engine.estimateWork ? await engine.estimateWork(body) : 0;
+      result = await this.laneFor(raw.length).run(job, abort.signal, work);
     } catch (error) {
       if (deadline.passed && !res.destroyed) throw deadline.error();
       if (error instanceof UnknownModelError) {
@@ -325,7 +329,9 @@ export class HttpApp {
         529,
         'overloaded_error',
         'overloaded',
-        'The server is overloaded: too many evaluations are queued. Retry with backoff.',
+        error.bound === 'work'
+          ? `The server is overloaded: the evaluations queued would take too long (over ${this.deps.options.maxQueuedWork} work units). Retry with backoff.`
+          : 'The server is overloaded: too many evaluations are queued. Retry with backoff.',
         {},
         retryHeaders(error.retryAfterMs),
       );

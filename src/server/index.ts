@@ -52,8 +52,8 @@ export interface ServerHandle {
   readonly server: Server;
   /** Whether requests are authenticated (false: no key configured, served open). */
   readonly authenticated: boolean;
-  /** Requests in flight, evaluations running and waiting. */
-  stats(): { inFlight: number; running: number; queued: number };
+  /** Requests in flight, evaluations running and waiting, and the estimated work units of those waiting. */
+  stats(): { inFlight: number; running: number; queued: number; queuedWork: number };
   /**
    * Graceful shutdown: stops accepting connections, answers new requests on open connections
    * with 503, lets in-flight requests finish (up to `shutdownGraceMs`), then closes every
@@ -182,7 +182,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServerHandle> {
     engine,
     server,
     authenticated: keys.size > 0,
-    stats: () => ({ inFlight: app.pending, running: app.queue.active + app.lightQueue.active, queued: app.queue.queued + app.lightQueue.queued }),
+    stats: () => ({ inFlight: app.pending, running: app.queue.active + app.lightQueue.active, queued: app.queue.queued + app.lightQueue.queued, queuedWork: app.queue.queuedWork + app.lightQueue.queuedWork }),
     close,
   };
 }

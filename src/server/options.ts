@@ -50,6 +50,13 @@ export interface ServeOptions {
   /** Evaluations waiting beyond `concurrency` before new ones get 529. Default 16. */
   maxQueued?: number;
   /**
+   * Estimated work (work units, state-token equivalents) of the evaluations waiting in a queue
+   * beyond which new ones get 529 (the first one waiting is always taken). Default 20,000 per
+   * `concurrency` slot: about 10 s of the 2,000 units/s one idle core runs, the reference
+   * client's timeout. 0 turns it off.
+   */
+  maxQueuedWork?: number;
+  /**
    * Bodies of at most this many bytes go to their own queue (same `concurrency` and
    * `maxQueued`), so that small requests never wait behind long ones. Default 8,192.
    */
@@ -88,6 +95,7 @@ export interface ResolvedOptions {
   rateLimits: RateLimits;
   concurrency: number;
   maxQueued: number;
+  maxQueuedWork: number;
   lightBodyBytes: number;
   computeTimeoutMs: number;
   writeTimeoutMs: number;
@@ -105,6 +113,8 @@ export const DEFAULTS = {
   port: 8000,
   concurrency: 2,
   maxQueued: 16,
+  /** Per `concurrency` slot. */
+  queuedWorkPerSlot: 20_000,
   lightBodyBytes: 8_192,
   computeTimeoutMs: 60_000,
   writeTimeoutMs: 30_000,
@@ -136,6 +146,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 /** Applies defaults and checks ranges; throws RangeError naming the bad option. */
 export function resolveOptions(options: ServeOptions): ResolvedOptions {
   const workers = integer('workers', options.workers, DEFAULTS.workers, 1);
+  // Fewer evaluations at once than engines would leave workers idle under load.
+  const concurrency = integer('concurrency', options.concurrency, Math.max(DEFAULTS.concurrency, workers), 1);
   const requestIdHeaders = [...(options.requestIdHeaders ?? DEFAULTS.requestIdHeaders)].map((h) => h.toLowerCase());
   for (const h of requestIdHeaders) if (!HEADER_NAME.test(h)) throw new RangeError(`requestIdHeaders: '${h}' is not a header name`);
   return {
@@ -146,9 +158,9 @@ export function resolveOptions(options: ServeOptions): ResolvedOptions {
       inputTokensPerSecond: limit('rateLimits.inputTokensPerSecond', options.rateLimits?.inputTokensPerSecond, 250_000),
       workUnitsPerSecond: limit('rateLimits.workUnitsPerSecond', options.rateLimits?.workUnitsPerSecond, 2_000),
     },
-    // Fewer evaluations at once than engines would leave workers idle under load.
-    concurrency: integer('concurrency', options.concurrency, Math.max(DEFAULTS.concurrency, workers), 1),
+    concurrency,
     maxQueued: integer('maxQueued', options.maxQueued, DEFAULTS.maxQueued, 0),
+    maxQueuedWork: integer('maxQueuedWork', options.maxQueuedWork, DEFAULTS.queuedWorkPerSlot * concurrency, 0),
     lightBodyBytes: integer('lightBodyBytes', options.lightBodyBytes, DEFAULTS.lightBodyBytes, 0),
     computeTimeoutMs: integer('computeTimeoutMs', options.computeTimeoutMs, DEFAULTS.computeTimeoutMs, 0),
     writeTimeoutMs: integer('writeTimeoutMs', options.writeTimeoutMs, DEFAULTS.writeTimeoutMs, 1),

@@ -1,9 +1,11 @@
 /**
  * The bounded work queue in front of `engine.evaluate`.
  *
- * At most `concurrency` evaluations run at once; at most `maxQueued` more wait. Work beyond
+ * At most `concurrency` evaluations run at once; at most `maxQueued` more wait, and the work
+ * they would cost (their estimates, in work units) adds up to at most `maxQueuedWork` (beyond
+ * the first in line, so a request the engine accepts is never refused forever). Work beyond
  * that is refused at once (`QueueFullError`, answered 529) rather than piling up latency and
- * memory. Each job starts from a fresh macrotask (`setImmediate`), so socket I/O and timers
+ * memory: a count of requests alone lets 16 queued 28k-token states wait minutes. Each job starts from a fresh macrotask (`setImmediate`), so socket I/O and timers
  * of other requests run between evaluations: an evaluation's synchronous encoder step is the
  * longest the event loop is ever held.
  * @module
@@ -15,6 +17,8 @@ export class QueueFullError extends Error {
   constructor(
     /** Estimated wait before a slot frees, in ms. */
     readonly retryAfterMs: number,
+    /** Which bound refused it: the number of queued evaluations, or their work. */
+    readonly bound: 'requests' | 'work' = 'requests',
   ) {
     super('Too much work is queued');
   }
@@ -22,6 +26,8 @@ export class QueueFullError extends Error {
 
 interface Waiting {
   start: () => void;
+  /** Estimated work units. */
+  work: number;
 }
 
 export interface WorkQueueOptions {
@@ -29,6 +35,8 @@ export interface WorkQueueOptions {
   concurrency: number;
   /** Evaluations waiting for a slot, beyond which work is refused. */
   maxQueued: number;
+  /** Work units of waiting evaluations, beyond which work is refused; 0 or Infinity: no bound. */
+  maxQueuedWork?: number;
 }
 
 /** A FIFO with bounded concurrency and a bounded backlog. */
@@ -38,6 +46,8 @@ export class WorkQueue {
   /** Exponential moving average of job durations, for retry estimates. */
   private avgMs = 0;
   private idleWaiters: (() => void)[] = [];
+  /** Work units of the waiting jobs. */
+  private waitingWork = 0;
 
   constructor(private readonly options: WorkQueueOptions) {
     if (!(Number.isInteger(options.concurrency) && options.concurrency >= 1)) throw new RangeError('concurrency must be an integer >= 1');
@@ -52,6 +62,11 @@ export class WorkQueue {
     return this.waiting.length;
   }
 
+  /** Estimated work units of the waiting evaluations. */
+  get queuedWork(): number {
+    return this.waitingWork;
+  }
+
   /** Estimated ms until a newly queued job would start. */
   estimateWaitMs(): number {
     const perJob = this.avgMs > 0 ? this.avgMs : 250;
@@ -59,16 +74,24 @@ export class WorkQueue {
   }
 
   /**
-   * Runs `job` when a slot frees. Throws `QueueFullError` synchronously-ish (a rejected
-   * promise) when the backlog is full; rejects with `signal.reason` if aborted while waiting.
+   * Runs `job` (estimated at `work` units) when a slot frees. Throws `QueueFullError`
+   * synchronously-ish (a rejected promise) when the backlog is full, in requests or in work;
+   * rejects with `signal.reason` if aborted while waiting.
    */
-  run<T>(job: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  run<T>(job: () => Promise<T>, signal?: AbortSignal, work = 0): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.running + this.waiting.length >= this.options.concurrency + this.options.maxQueued) {
       return Promise.reject(new QueueFullError(this.estimateWaitMs()));
     }
+    const maxWork = this.options.maxQueuedWork ?? 0;
+    // Jobs that wait for a slot ahead of this one (waiting holds those about to start too).
+    const ahead = this.running + this.waiting.length - this.options.concurrency;
+    if (ahead > 0 && maxWork > 0 && this.waitingWork + work > maxWork) {
+      return Promise.reject(new QueueFullError(this.estimateWaitMs(), 'work'));
+    }
     return new Promise<T>((resolve, reject) => {
       const entry: Waiting = {
+        work,
         start: () => {
           signal?.removeEventListener('abort', onAbort);
           this.running++;
@@ -91,12 +114,14 @@ export class WorkQueue {
         const i = this.waiting.indexOf(entry);
         if (i >= 0) {
           this.waiting.splice(i, 1);
+          this.waitingWork -= entry.work;
           reject(signal?.reason);
           this.notifyIdle();
         }
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(entry);
+      this.waitingWork += work;
       this.pump();
     });
   }
@@ -116,7 +141,10 @@ export class WorkQueue {
       setImmediate(() => {
         this.scheduled--;
         const next = this.waiting.shift();
-        if (next) next.start();
+        if (next) {
+          this.waitingWork -= next.work;
+          next.start();
+        }
         else this.notifyIdle();
       });
     }

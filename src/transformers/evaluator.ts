@@ -11,7 +11,6 @@
  * another order, or asked beside other questions.
  * @module
  */
-import { LRUCache } from 'lru-cache';
 import { flattenWhitespace, renderQuestion, renderState } from '../canonical/index.js';
 import { RequestValidationError } from '../errors.js';
 import type { TransformersModelSpec } from '../registry/index.js';
@@ -19,9 +18,9 @@ import type { Answer, Questions, State, SystemOneResponse } from '../types.js';
 import { tokenBudgetErrors } from '../validation/index.js';
 import { answerFromLogits, questionHypotheses, type HypothesisLogits } from './hypotheses.js';
 import { NliModel, type TransformersLoadOptions } from './model.js';
+import { SharedCache } from '../engine/shared-cache.js';
 
 type Logits = Map<string, HypothesisLogits>;
-type Compute = () => Promise<Logits>;
 
 /** Counters, in the units of the engine's stats. */
 export interface NliCounters {
@@ -45,7 +44,11 @@ function sizeOf(value: Logits, key: string): number {
 export class NliEvaluator {
   private readonly models = new Map<string, Promise<NliModel>>();
   private readonly ready = new Map<string, NliModel>();
-  private readonly cache: LRUCache<string, Logits, Compute> | null;
+  /**
+   * Logits by (model, state, hypotheses). Concurrent identical questions share one run, which
+   * is aborted only when every request waiting on it has been (shared-cache.ts).
+   */
+  private readonly cache: SharedCache<Logits>;
   private stateRuns = 0;
   private hits = 0;
   private misses = 0;
@@ -54,10 +57,7 @@ export class NliEvaluator {
     cacheBytes: number,
     private readonly loadOptions: TransformersLoadOptions,
   ) {
-    this.cache =
-      cacheBytes > 0
-        ? new LRUCache<string, Logits, Compute>({ maxSize: cacheBytes, sizeCalculation: sizeOf, fetchMethod: (_k, _s, { context }) => context() })
-        : null;
+    this.cache = new SharedCache<Logits>(cacheBytes, sizeOf);
   }
 
   /** The model, loaded once per engine (a failed load is retried by the next request). */
@@ -95,14 +95,14 @@ export class NliEvaluator {
     let inputTokens = stateTokens;
     for (const [id, question, r] of rendered) {
       const hypotheses = questionHypotheses(r);
-      const compute: Compute = () => {
+      // Runs under the cache's signal (or this request's, with the cache off).
+      const compute = (runSignal: AbortSignal | undefined) => {
         ran = true;
         premise ??= model.tokens(stateText);
-        return model.score(premise, hypotheses.texts, signal);
+        return model.score(premise, hypotheses.texts, runSignal);
       };
       const key = `${spec.id}\u0000${stateText}\u0000${hypotheses.texts.join('\u0000')}`;
-      const logits = this.cache ? await this.cache.fetch(key, { context: compute }) : await compute();
-      if (!logits) throw new Error('NLI cache fetch returned no value');
+      const logits = await this.cache.get(key, compute, signal);
       const answer = answerFromLogits(question, r, hypotheses, logits, {
         noul: spec.temperature?.noul ?? 1,
         choice: spec.temperature?.choice ?? 1,
@@ -126,13 +126,13 @@ export class NliEvaluator {
       pairs,
       hits: this.hits,
       misses: this.misses,
-      entries: this.cache?.size ?? 0,
-      bytes: this.cache?.calculatedSize ?? 0,
+      entries: this.cache.size,
+      bytes: this.cache.bytes,
     };
   }
 
   async close(): Promise<void> {
-    this.cache?.clear();
+    this.cache.clear();
     const loaded = await Promise.allSettled([...this.models.values()]);
     await Promise.all(loaded.map((l) => (l.status === 'fulfilled' ? l.value.dispose() : undefined)));
   }

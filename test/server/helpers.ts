@@ -143,6 +143,7 @@ export function gatedEngine(inner: Engine): { engine: Engine; release: () => voi
 export function bind(inner: Engine): Engine {
   return {
     evaluate: inner.evaluate.bind(inner) as Engine['evaluate'],
+    ...(inner.estimateWork ? { estimateWork: inner.estimateWork.bind(inner) } : {}),
     listModels: inner.listModels.bind(inner),
     resolveModel: inner.resolveModel.bind(inner),
     countTokens: inner.countTokens.bind(inner),
