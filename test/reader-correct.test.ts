@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SHAPE, INPUT, paramShapes, type ReaderShape } from '../src/heads/reader/architecture.js';
 import type { ReaderText } from '../src/heads/reader/batch.js';
-import { baseOf, correctAnswers, type AnsweredQuestion } from '../src/heads/reader/correct.js';
+import { baseOf, correctAnswers, READER_STATE_TOKENS, readerState, type AnsweredQuestion } from '../src/heads/reader/correct.js';
 import type { LoadedReader } from '../src/heads/reader/logits.js';
 import { BUCKETS } from '../src/heads/reader/weights.js';
 
@@ -130,6 +130,16 @@ describe('the reader correcting the heads', () => {
       random.members[0]![name] = original;
       expect(after.some((x, i) => Math.abs(x - before[i]!) > 1e-6), name).toBe(true);
     }
+  });
+
+  it('reads at most the first READER_STATE_TOKENS tokens of a state', () => {
+    const long = text(READER_STATE_TOKENS + 40, 31);
+    const head = { tokens: long.tokens.subarray(0, READER_STATE_TOKENS * INPUT), n: READER_STATE_TOKENS, ids: long.ids.slice(0, READER_STATE_TOKENS) };
+    expect(readerState(long).n).toBe(READER_STATE_TOKENS);
+    const q: AnsweredQuestion[] = [{ type: 'noul', instructions: text(3, 32), lines: [text(0, 1), text(0, 2)], probabilities: [0.3] }];
+    expect(correctAnswers(random, long, q)).toEqual(correctAnswers(random, head, q));
+    const short = text(12, 33);
+    expect(readerState(short)).toBe(short);
   });
 
   it('reads a noul answer of the heads and a distribution as log-probabilities', () => {

@@ -25,10 +25,25 @@ export interface AnsweredQuestion extends Omit<ReaderQuestion, 'base'> {
   probabilities: readonly number[];
 }
 
+/**
+ * State tokens the reader reads at most: the first ones. Training cut states at 512 tokens, so
+ * past a few thousand the reader only extrapolates, while its state-side tensors (and the
+ * WebAssembly heap, which never shrinks) grow with every token: at 28k tokens they took the
+ * heap to about 1 GiB (bench/memory.js). The heads still read the whole state.
+ */
+export const READER_STATE_TOKENS = 4096;
+
+/** The state as the reader reads it: its first READER_STATE_TOKENS tokens. */
+export function readerState(state: ReaderText): ReaderText {
+  if (state.n <= READER_STATE_TOKENS) return state;
+  const n = READER_STATE_TOKENS;
+  return { tokens: state.tokens.subarray(0, n * 512), n, ids: state.ids.slice(0, n) };
+}
+
 /** Corrected probabilities per question (noul: [p(yes)]), in input order. */
 export function correctAnswers(reader: LoadedReader, state: ReaderText, questions: readonly AnsweredQuestion[]): number[][] {
   const inputs: ReaderQuestion[] = questions.map(({ probabilities, ...q }) => ({ ...q, base: baseOf(q.type, probabilities) }));
-  const logits = readerLogits(reader, state, inputs);
+  const logits = readerLogits(reader, readerState(state), inputs);
   return questions.map((q, i) => {
     const t = reader.temperatures[bucketOf(q.type, q.lines.length)] ?? 1;
     const scaled = logits[i]!.map((l) => l / t);
