@@ -129,6 +129,27 @@ describe.skipIf(!hasTransformers)('transformers-nli models (tiny random model, n
     expect(detail.find((d) => d.loc.join('.') === 'body.questions.q')).toMatchObject({ type: 'too_many_tokens', input: stateTokens + questionTokens });
   });
 
+  it('estimates its work (the whole state once per outcome) and refuses a request over the cap before running it', async () => {
+    const state = 'The parcel arrived broken and late. '.repeat(20);
+    const questions: Questions = { q: { type: 'choice', instructions: 'Which team?', criteria: { billing: null, shipping: null, returns: null } } };
+    const request = { model: 'evalmodel-nli', state, questions };
+    const estimate = await engine.estimateWork!(request);
+    expect(estimate).toBeGreaterThanOrEqual(3 * 20 * 7);
+    const capped = await createEngine({ modelDir: folder, defaultModel: 'evalmodel-nli', maxRequestWork: Math.floor(estimate / 2) });
+    try {
+      const error = (await capped.evaluate(request).catch((e: unknown) => e)) as RequestValidationError;
+      expect(error).toBeInstanceOf(RequestValidationError);
+      expect(error.detail[0]).toMatchObject({ type: 'too_much_work', ctx: { estimate, limit: Math.floor(estimate / 2) } });
+      // Refused before the model ran: no pair was read.
+      expect(capped.stats().questionEncodes).toBe(0);
+      let reported = 0;
+      await engine.evaluate(request, { onWork: (units) => (reported = units) });
+      expect(reported).toBe(estimate);
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('validates requests exactly as for the built-in model', async () => {
     const bad = { model: 'evalmodel-nli', state: STATE, questions: { a: { type: 'choice', instructions: 'x' }, b: { type: 'nope' } } };
     const nli = (await engine.evaluate(bad).catch((e: unknown) => e)) as RequestValidationError;

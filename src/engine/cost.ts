@@ -46,6 +46,24 @@ export function workUnits(parts: WorkParts): number {
   return Math.ceil(units);
 }
 
+/**
+ * Units per token of a premise/hypothesis pair a `transformers-nli` model reads. Such a model
+ * reads the whole state once per (question, outcome) pair, through a cross-encoder at least as
+ * large as the built-in encoder, so one unit per token and pair is a lower bound of its cost (no
+ * real NLI model could be measured here: none can be downloaded).
+ */
+export const NLI_PAIR_TOKEN_UNITS = 1;
+
+/**
+ * Estimated work of a request to a `transformers-nli` model: every outcome is one pair of the
+ * whole state with that outcome's text (token counts by the built-in tokenizer, a proxy).
+ */
+export function nliWorkUnits(parts: { stateTokens: number; outcomeTokens: readonly number[] }): number {
+  let units = 0;
+  for (const t of parts.outcomeTokens) units += NLI_PAIR_TOKEN_UNITS * (parts.stateTokens + t);
+  return Math.ceil(units);
+}
+
 /** The 422 entry for a request whose estimated work is over `limit`. */
 export function tooMuchWork(estimate: number, limit: number): ValidationError {
   return {

@@ -18,7 +18,7 @@ import { engineTokenizer } from './tokens.js';
 import type { Answer, Questions, State, SystemOneResponse } from '../types.js';
 import { tokenBudgetErrors, validateRequest } from '../validation/index.js';
 import type { Engine, EngineConfig, EngineStats, EvaluateOptions } from './contract.js';
-import { DEFAULT_MAX_REQUEST_WORK, tooMuchWork, workUnits } from './cost.js';
+import { DEFAULT_MAX_REQUEST_WORK, nliWorkUnits, tooMuchWork, workUnits } from './cost.js';
 import { OutcomeCache } from './outcome-cache.js';
 import { splitEvaluateArguments } from './arguments.js';
 import { StateCache } from './state-cache.js';
@@ -34,7 +34,7 @@ const KEPT_TOKENS_MS = 120_000;
 
 /** A request checked and tokenized, before any encoding (`prepare`). */
 type Prepared =
-  | { kind: 'nli'; spec: TransformersModelSpec; state: State; questions: Questions }
+  | { kind: 'nli'; spec: TransformersModelSpec; state: State; questions: Questions; work: number }
   | {
       kind: 'model';
       spec: BuiltinModelSpec;
@@ -97,7 +97,7 @@ class PipelineEngine implements Engine {
     if (this.closed) return Promise.reject(new EngineClosedError());
     try {
       const prepared = this.prepare(request);
-      return Promise.resolve(prepared.kind === 'nli' ? 0 : prepared.work);
+      return Promise.resolve(prepared.work);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -113,9 +113,16 @@ class PipelineEngine implements Engine {
     if (!checked.ok) throw new RequestValidationError(checked.errors);
     const { state, questions, model } = checked.request;
     const spec = this.registry.spec(model);
-    if (isTransformersSpec(spec)) return { kind: 'nli', spec, state, questions };
     const stateText = renderState(state);
     const stateIds = this.tokenizeKept(stateText);
+    const cap = this.config.maxRequestWork;
+    if (isTransformersSpec(spec)) {
+      // An NLI model reads the whole state once per outcome: estimated, and capped, the same way.
+      const outcomeTokens = Object.values(questions).flatMap((q) => renderQuestion(q).outcomes.map((o) => this.tokenizeKept(o).length));
+      const work = nliWorkUnits({ stateTokens: stateIds.length, outcomeTokens });
+      if (cap > 0 && work > cap) throw new RequestValidationError([tooMuchWork(work, cap)]);
+      return { kind: 'nli', spec, state, questions, work };
+    }
     const rendered = Object.entries(questions).map(([id, q]) => [id, renderQuestion(q)] as const);
     const questionTokens: Record<string, number> = {};
     for (const [id, r] of rendered) {
@@ -124,7 +131,6 @@ class PipelineEngine implements Engine {
     const budget = tokenBudgetErrors(stateIds.length, questionTokens);
     if (budget.length > 0) throw new RequestValidationError(budget);
     const work = workUnits({ stateTokens: stateIds.length, questions: rendered.map(([id, r]) => ({ tokens: questionTokens[id]!, outcomes: r.outcomes.length })) });
-    const cap = this.config.maxRequestWork;
     if (cap > 0 && work > cap) throw new RequestValidationError([tooMuchWork(work, cap)]);
     return { kind: 'model', spec, state, questions, stateText, stateIds, rendered, questionTokens, work };
   }
@@ -132,7 +138,8 @@ class PipelineEngine implements Engine {
   private async run(body: unknown, options: EvaluateOptions): Promise<SystemOneResponse> {
     const prepared = this.prepare(body);
     if (prepared.kind === 'nli') {
-      const { spec, state, questions } = prepared;
+      const { spec, state, questions, work } = prepared;
+      options.onWork?.(work);
       throwIfAborted(options.signal);
       // The NLI evaluator counts usage over every question, so it sees them all; the exact
       // stage's answers then replace its own where the state's data decides.
