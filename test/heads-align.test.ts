@@ -7,27 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../src/encoder/backend.js';
 import { dense, gemmReady, packRows, roundUp8, setGemmEnabled } from '../src/kernels/gemm.js';
 import { spanMatrix, spanMeans } from '../src/heads/align-kernel.js';
-import { alignTexts, type TextRep } from '../src/heads/late.js';
+import { alignTexts } from '../src/heads/late.js';
+import { seeded, text } from './random-text.js';
 
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a * 1664525 + 1013904223) >>> 0;
-    return a / 2 ** 32 - 0.5;
-  };
-}
-
-function text(seed: number, n: number): TextRep {
-  const r = seeded(seed);
-  const pooled = Float32Array.from({ length: 512 }, () => r());
-  const norm = Math.hypot(...pooled);
-  return {
-    tokens: Float32Array.from({ length: n * 512 }, () => r()),
-    n,
-    pooled: n === 0 ? new Float32Array(512) : pooled.map((x) => x / norm),
-    ids: Array.from({ length: n }, () => Math.floor((r() + 0.5) * 60)),
-  };
-}
 
 const starts = (n: number) => {
   const out: number[] = [];

@@ -192,12 +192,13 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   // onnxruntime-node one engine whose intra-op threads use every core beats a pool of
   // one-thread engines in latency and throughput; tfjs' wasm backend computes on one thread, so
   // there one engine per core.
+  const givenWorkers = num('--workers', 'EVALMODEL_WORKERS');
   const native = (engineConfig.backend ?? 'onnxruntime-node') === 'onnxruntime-node' && nativeInstalled();
-  if (native && engineConfig.threads === undefined && num('--workers', 'EVALMODEL_WORKERS') === undefined) {
+  if (native && engineConfig.threads === undefined && givenWorkers === undefined) {
     engineConfig.threads = os.availableParallelism();
     options.engineConfig = engineConfig;
   }
-  const workers = num('--workers', 'EVALMODEL_WORKERS') ?? (native ? 1 : os.availableParallelism());
+  const workers = givenWorkers ?? (native ? 1 : os.availableParallelism());
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers expects an integer >= 1, got '${workers}'`);
   options.workers = workers;
   if (booleans.has('--quiet')) options.log = silentSink;

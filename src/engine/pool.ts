@@ -18,13 +18,10 @@
  * request stays on its own worker.
  * @module
  */
-import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import { flattenWhitespace } from '../canonical/index.js';
-import { weightsPackageDir, type ModelJson } from '../encoder/weights.js';
 import { EngineClosedError, RequestValidationError, UnknownModelError } from '../errors.js';
 import { isTransformersSpec, type ModelRegistry } from '../registry/index.js';
 import { loadTokenCounter } from '../transformers/model.js';
@@ -35,6 +32,8 @@ import type { ModelMetadataList, SystemOneResponse, ValidationError } from '../t
 import { validateRequest } from '../validation/index.js';
 import { splitEvaluateArguments } from './arguments.js';
 import { stopConcurrentMarking } from './gc-tuning.js';
+import { hash, ROUTES, routingKey } from './routing.js';
+import { shareWeights } from './shared-weights.js';
 import type { Engine, EngineConfig, EngineStats, EvaluateOptions } from './contract.js';
 import type { PeerInit } from './peers.js';
 import type { FromWorker, SerializedError, ToWorker, WorkerInit } from './worker.js';
@@ -94,45 +93,6 @@ function revive(error: SerializedError): Error {
   }
 }
 
-/** States whose worker the pool remembers. */
-const ROUTES = 4096;
-
-/** FNV-1a over a string: a cheap, stable routing hash. */
-function hash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-function routingKey(request: unknown): string {
-  if (request === null || typeof request !== 'object') return '';
-  const { state, model } = request as { state?: unknown; model?: unknown };
-  try {
-    return `${String(model)}\u0000${typeof state === 'string' ? state : JSON.stringify(state)}`;
-  } catch {
-    return '';
-  }
-}
-
-/** Reads the encoder's weight files once, into shared read-only memory for the workers. */
-async function shareWeights(): Promise<NonNullable<WorkerInit['weights']>> {
-  const dir = weightsPackageDir();
-  const modelJson = JSON.parse(await readFile(path.join(dir, 'model.json'), 'utf8')) as ModelJson;
-  const shards: Record<string, SharedArrayBuffer> = {};
-  for (const group of modelJson.weightsManifest) {
-    for (const p of group.paths) {
-      const data = await readFile(path.join(dir, p));
-      const shared = new SharedArrayBuffer(data.byteLength);
-      new Uint8Array(shared).set(data);
-      shards[p] = shared;
-    }
-  }
-  // Only what the encoder reads; the graph topology stays behind.
-  return { modelJson: { weightsManifest: modelJson.weightsManifest }, shards };
-}
 
 class EnginePool implements Engine {
   private closed = false;

@@ -27,6 +27,7 @@ import { QueueFullError, WorkQueue } from './queue.js';
 import { answerClientError, linger, newRequestId, writeDeadline } from './connection.js';
 import { MAX_DETAIL_ENTRIES, validationBody } from './validation-body.js';
 import { ComputeDeadline } from './deadline.js';
+import { truncate, unknownModelMessage } from './messages.js';
 
 export { newRequestId };
 
@@ -392,19 +393,4 @@ export class HttpApp {
       ...(ctx.error ? { error: ctx.error } : {}),
     });
   }
-}
-
-function truncate(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n)}…` : s;
-}
-
-/**
- * The 400 message for an unknown model: the name sent, the names this server serves to the
- * key, and, because the usual cause is @typesafe-ai/sdk's default model (another vendor's
- * name), the client setting that changes it.
- */
-export function unknownModelMessage(model: string, served: readonly string[]): string {
-  const first = served[0];
-  const hint = first === undefined ? '' : ` With @typesafe-ai/sdk, set TYPESAFE_DEFAULT_MODEL=${first} or pass model.`;
-  return `Unknown model '${truncate(model, 200)}'. This server serves: ${served.join(', ') || 'no model for this key'}.${hint}`;
 }

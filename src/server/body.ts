@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ClientGoneError, HttpError } from './http-error.js';
+import { truncate } from './messages.js';
 
 export interface BodyLimits {
   /** Most bytes accepted. */
@@ -137,8 +138,4 @@ export function parseJsonBody(body: Buffer): unknown {
     const detail = error instanceof SyntaxError ? error.message : 'unparseable';
     throw new HttpError(400, 'invalid_request_error', 'invalid_json', `The request body is not valid JSON: ${truncate(detail, 200)}`);
   }
-}
-
-function truncate(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n)}…` : s;
 }

@@ -10,7 +10,7 @@ import type { ReaderQuestion, ReaderText } from './batch.js';
 import { readerLogits, type LoadedReader } from './logits.js';
 import { bucketOf } from './weights.js';
 
-/** Probabilities below this are read as this (the same floor training used). */
+/** Probabilities below this are read as this (training reads the heads' answers through `baseOf` too). */
 const FLOOR = 1e-6;
 const ln = (p: number) => Math.log(Math.min(1 - FLOOR, Math.max(FLOOR, p)));
 

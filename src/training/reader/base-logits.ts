@@ -20,6 +20,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createEngine } from '../../engine/engine.js';
 import { renderQuestion } from '../../canonical/index.js';
+import { baseOf } from '../../heads/reader/correct.js';
 import type { Answer, Question } from '../../types.js';
 import { repoRoot, rng, shuffled } from '../data.js';
 import { loadTrainingCases } from './examples.js';
@@ -32,19 +33,19 @@ export function baseLogitsFile(): string {
   return path.join(repoRoot(), '.cache', 'base-logits', 'heads-1.13.0.jsonl');
 }
 
-const FLOOR = 1e-6;
-const ln = (p: number) => Math.log(Math.min(1 - FLOOR, Math.max(FLOOR, p)));
-
-/** Log-probabilities per outcome, in the rendered question's outcome order. */
+/**
+ * The answer's probabilities per outcome, in the rendered question's outcome order, read as the
+ * reader's base (`baseOf`, the same function serving uses on the heads' probabilities).
+ */
 export function logProbabilities(question: Question, answer: Answer): number[] {
   const keys = renderQuestion(question).keys;
   switch (answer.type) {
     case 'noul':
-      return [ln(answer.noul), ln(1 - answer.noul)];
+      return baseOf('noul', [answer.noul]);
     case 'choice':
-      return keys.map((k) => ln(answer.probabilities[k] ?? 0));
+      return baseOf('choice', keys.map((k) => answer.probabilities[k] ?? 0));
     case 'score':
-      return keys.map((_, i) => ln(answer.probabilities[String(i)] ?? 0));
+      return baseOf('score', keys.map((_, i) => answer.probabilities[String(i)] ?? 0));
   }
 }
 
