@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { SplitName } from '../data.js';
 import { caseProblem } from './check.js';
 import { cefr, emobank, onestopenglish } from './convert-graded.js';
+import { emobankPolarity, goemotionsPolarity, poemPolarity, snliSimilarity } from './convert-derived.js';
 import { banking77, clinc150, goemotions, hwu64, poemSentiment, snips } from './convert-intents.js';
 import { infotabs, mnli, snli } from './convert-nli.js';
 import { boolq, condaqa, folio, foolMeTwice, pubmedqa, strategyqa } from './convert-passages.js';
@@ -18,7 +19,10 @@ import { measureOnlyKeys, overlapOf } from './overlap.js';
 import type { DataCase, Placed, Row } from './types.js';
 import { normalizeText, randomFor, readJsonlRows, shuffledBy } from './util.js';
 
-/** Public sets converted, by folder name. CREAK and CSQA2 are left out: they have no state to read. */
+/**
+ * Public sets converted, by folder name. CREAK and CSQA2 are left out: they have no state to read.
+ * Some sets also give a derived task as a source of its own (convert-derived.ts).
+ */
 export const CONVERTERS: Record<string, (rows: readonly Row[]) => Placed[]> = {
   boolq,
   condaqa,
@@ -26,16 +30,16 @@ export const CONVERTERS: Record<string, (rows: readonly Row[]) => Placed[]> = {
   strategyqa,
   fool_me_twice: foolMeTwice,
   folio,
-  esnli_snli_devtest: snli,
+  esnli_snli_devtest: (rows) => [...snli(rows), ...snliSimilarity(rows)],
   taxinli_mnli: mnli,
   infotabs,
   clinc150,
   banking77,
   hwu64,
   snips,
-  poem_sentiment: poemSentiment,
-  goemotions,
-  emobank,
+  poem_sentiment: (rows) => [...poemSentiment(rows), ...poemPolarity(rows)],
+  goemotions: (rows) => [...goemotions(rows), ...goemotionsPolarity(rows)],
+  emobank: (rows) => [...emobank(rows), ...emobankPolarity(rows)],
   cefr_sp_wikiauto: cefr,
   onestopenglish,
 };

@@ -12,7 +12,7 @@ import { questionTexts } from '../../heads/texts.js';
 import type { ReaderQuestion, ReaderText } from '../../heads/reader/batch.js';
 import type { Tokenizer } from '../../tokenizer/index.js';
 import type { Question, State } from '../../types.js';
-import { dataDir, goldIndex, loadCases, repoRoot, rng, shuffled, splitOf, type Case, type Gold, type SplitName } from '../data.js';
+import { dataDir, goldIndex, loadCases, repoRoot, rng, shuffled, splitOf, unitHash, type Case, type Gold, type SplitName } from '../data.js';
 import type { EncodingStore } from '../encode-cache.js';
 
 export interface TrainCase extends Case {
@@ -155,8 +155,11 @@ export function loadTrainingCases(o: DataOptions): { cases: TrainCase[]; corpus:
         if (!groups.has(g)) groups.set(g, []);
         groups.get(g)!.push(c);
       }
+      // Ordered by a hash of each group's id, not by file order: a source's sample stays the
+      // same when cases of other sources are added to the data (their base answers stay valid).
+      const order = [...groups].map(([g, cs]) => ({ cs, h: unitHash(g, o.seed) })).sort((a, b) => a.h - b.h);
       let n = 0;
-      for (const g of shuffled([...groups.values()], rng(o.seed + key.length))) {
+      for (const { cs: g } of order) {
         if (n >= o.sourceCap) break;
         kept.push(...g);
         n += g.length;

@@ -14,7 +14,8 @@
  * run), TRAIN_MINUTES (stop training after this many minutes and write what was learned),
  * TRAIN_REINIT (comma-separated name prefixes of parameters to start afresh when resuming),
  * TRAIN_DROP_NOUL / TRAIN_KEEP_NOUL (source prefixes whose yes/no questions are left out / the only
- * ones kept),
+ * ones kept), TRAIN_INIT (the key of an earlier run whose members' final parameters this run's
+ * members start from, instead of the initialisation: a continuation on new data),
  * EVALMODEL_DATA, EVALMODEL_CACHE.
  * @module
  */
@@ -109,6 +110,7 @@ export function runSettings() {
   return {
     shape: DEFAULT_SHAPE,
     seed: env('TRAIN_SEED', 7),
+    init: process.env.TRAIN_INIT ?? '',
     epochs: env('TRAIN_EPOCHS', 1),
     lr: env('TRAIN_LR', 5e-4),
     minutes: env('TRAIN_MINUTES', 0),
@@ -141,8 +143,10 @@ export function memberDir(key: string, i: number): string {
 }
 
 export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions: number): string {
-  const { shape, seed, epochs, lr, data } = settings;
-  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, base: BASE_HEADS })).digest('hex').slice(0, 12);
+  const { shape, seed, epochs, lr, data, init } = settings;
+  // A run from the initialisation keeps the key it had before TRAIN_INIT existed.
+  const from = init === '' ? {} : { init };
+  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, base: BASE_HEADS, ...from })).digest('hex').slice(0, 12);
 }
 
 /** What main.ts hands a member thread: its index, the run's key and its examples. */
@@ -168,6 +172,12 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
   const optimizer = tf.train.adam(lr, 0.9, 0.98, 1e-8) as tf.AdamOptimizer;
   const resumed = await loadCheckpoint(dir, key, params, optimizer);
   if (resumed) log(`resumed at epoch ${resumed.epoch}, batch ${resumed.batch} (step ${resumed.step})`);
+  else if (settings.init !== '') {
+    const from = path.join(memberDir(settings.init, member), 'final.json');
+    const { values } = JSON.parse(readFileSync(from, 'utf8')) as { values: Record<string, number[]> };
+    for (const [name, v] of Object.entries(params)) v.assign(tf.tensor(values[name]!, v.shape));
+    log(`m${member}: started from ${from}`);
+  }
   // TRAIN_REINIT=prefix,...: parameters to start afresh on resume (a readout that died).
   const reinit = (process.env.TRAIN_REINIT ?? '').split(',').filter((x) => x !== '');
   if (resumed && reinit.length > 0) {
