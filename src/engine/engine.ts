@@ -11,6 +11,7 @@ import { Encoder, readEncoderWork, type StateEncoding } from '../encoder/index.j
 import { exactAnswer } from '../exact/index.js';
 import { EngineClosedError, RequestValidationError } from '../errors.js';
 import { answerQuestion, TrainedHeadsRunner } from '../heads/index.js';
+import { swappedRenderings } from '../heads/criteria-symmetry.js';
 import { gemmReady } from '../kernels/gemm.js';
 import { defaultManifestPath, isTransformersSpec, type BuiltinModelSpec, type ModelRegistry, type TransformersModelSpec } from '../registry/index.js';
 import { loadVocabulary, type Tokenizer } from '../tokenizer/index.js';
@@ -196,10 +197,13 @@ class PipelineEngine implements Engine {
     );
     throwIfAborted(options.signal);
     const heads = spec.heads;
-    // Pooled outcome embeddings: the zero-shot heads' input, and the trained heads' zero-shot term.
+    // Pooled outcome embeddings: the zero-shot heads' input, and the trained heads' zero-shot term
+    // (which also reads yes/no questions with their criteria swapped: heads/criteria-symmetry.ts).
+    const swappedOutcomes = heads.kind === 'late-interaction' ? swappedRenderings(questions, rendered).flatMap((r) => r.outcomes) : [];
+    const outcomeTexts = [...rendered.flatMap(([, r]) => r.outcomes), ...swappedOutcomes];
     const outcomeVectors =
       heads.kind === 'zero-shot-similarity' || this.trainedHeads.needsOutcomes(heads)
-        ? await this.outcomeCache.embed(spec.id, rendered.flatMap(([, r]) => r.outcomes), options.signal)
+        ? await this.outcomeCache.embed(spec.id, outcomeTexts, options.signal)
         : null;
     if (heads.kind === 'late-interaction') return this.trainedHeads.answerAll(heads, { state, questions, rendered }, encoding, stateIds, outcomeVectors, options.signal);
     return new Map(rendered.map(([id, r]) => [id, answerQuestion(questions[id]!, r, encoding, r.outcomes.map((text) => outcomeVectors!.get(text)!), heads)]));

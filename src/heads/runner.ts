@@ -15,6 +15,7 @@ import type { StateEncoding } from '../encoder/index.js';
 import type { Answer, Question, State } from '../types.js';
 import { pairSimilarities } from './fields.js';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
+import { swappedRendering, symmetricLogits, withSwappedCriteria } from './criteria-symmetry.js';
 import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
 import { correctAnswers } from './reader/correct.js';
@@ -122,9 +123,10 @@ export class TrainedHeadsRunner {
     const heads = this.heads(spec);
     const { questions, rendered } = request;
     const pairs = pairSimilarities(rendered.map(([id]) => questions[id]!), request.state, stateIds, state.tokenStates, this.tokenize);
+    const texts = rendered.map(([, r]) => questionTexts(r));
     const inputs = await Promise.all(
       rendered.map(async ([, r], i) => {
-        const t = questionTexts(r);
+        const t = texts[i]!;
         const [instructions, ...lines] = await Promise.all([this.encode(t.instructions, signal), ...t.lines.map((l) => this.encode(l, signal))]);
         return { type: r.type, instructions: instructions!, lines, pair: pairs[i]! };
       }),
@@ -133,16 +135,19 @@ export class TrainedHeadsRunner {
     // All questions in one batch (see request-logits.ts): same logits as one by one, so a
     // tail of them may go to a helper thread.
     const stateRep = toRep(state, stateIds);
-    const raw = await sharedLogits(spec, stateRep, inputs, (qs) => requestLogits(heads.members, stateRep, qs), this.helper);
-    let probabilities = rendered.map(([, r], i) => {
-      let logits = raw[i]!;
+    // Yes/no questions with criteria are also read with them swapped (criteria-symmetry.ts).
+    const { all, swapped } = withSwappedCriteria(inputs, texts.map((t) => t.lines));
+    const allRaw = await sharedLogits(spec, stateRep, all, (qs) => requestLogits(heads.members, stateRep, qs), this.helper);
+    const allRendered = [...rendered.map(([, r]) => r), ...swapped.map((i) => swappedRendering(questions[rendered[i]![0]]!, rendered[i]![1])!)];
+    const mixed = all.map((_, i) => {
+      const r = allRendered[i]!;
       const w = heads.mix[r.type];
-      if (w > 0 && outcomeVectors) {
-        const zs = zeroShotTerm(r.type, state.pooled, r.outcomes.map((o) => outcomeVectors.get(o)!));
-        logits = logits.map((l, k) => l + w * zs[k]!);
-      }
-      return calibrated(heads, r.type, logits);
+      if (w === 0 || !outcomeVectors) return allRaw[i]!;
+      const zs = zeroShotTerm(r.type, state.pooled, r.outcomes.map((o) => outcomeVectors.get(o)!));
+      return allRaw[i]!.map((l, k) => l + w * zs[k]!);
     });
+    const logits = symmetricLogits(mixed, inputs.length, swapped);
+    let probabilities = rendered.map(([, r], i) => calibrated(heads, r.type, logits[i]!));
     // The reader (when the model has one) corrects these answers from the state's token states.
     if (spec.reader) {
       const reader = readerFor(spec.reader, this.weightsDir);
