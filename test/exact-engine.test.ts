@@ -56,6 +56,27 @@ describe('exact stage in the engine', () => {
     expect(off.stats().exact).toMatchObject({ enabled: false, answered: 0 });
   });
 
+  it('answers a boolean field named by plain words as it answers any exact question, and leaves its negation to the model', async () => {
+    const questions: Questions = {
+      paid: { type: 'noul', instructions: 'Has the invoice been paid?' },
+      unpaid: { type: 'noul', instructions: 'Is the invoice unpaid?' },
+      late: { type: 'noul', instructions: 'Was the invoice paid late?' },
+    };
+    const before = on.stats().exact;
+    const [no, yes, model] = await Promise.all([
+      on.evaluate({ invoice: 'INV-8', paid: false, amount: 120 }, questions),
+      on.evaluate({ invoice: 'INV-8', paid: true, amount: 120 }, questions),
+      off.evaluate({ invoice: 'INV-8', paid: false, amount: 120 }, questions),
+    ]);
+    expect(no.answers.paid).toEqual({ type: 'noul', noul: 1 - EXACT_PROBABILITY });
+    expect(yes.answers.paid).toEqual({ type: 'noul', noul: EXACT_PROBABILITY });
+    expect(model.answers.paid).not.toEqual(no.answers.paid);
+    expect(no.answers.unpaid).toEqual(model.answers.unpaid);
+    expect(no.answers.late).toEqual(model.answers.late);
+    expect(no.usage).toEqual(model.usage);
+    expect(on.stats().exact).toEqual({ enabled: true, answered: before.answered + 2, abstained: before.abstained + 4 });
+  });
+
   it('a pool answers as the single engine and sums the counts of its workers', async () => {
     const pool = await createEnginePool({ workers: 1, workerExecArgv });
     try {

@@ -50,6 +50,8 @@ export function category(query: Query | undefined, question: Question): string {
       return 'equality';
     case 'quant':
       return 'list';
+    case 'flag':
+      return 'named boolean';
     case 'value':
       return `${question.type} ${side(query.of.kind === 'agg' || query.of.kind === 'share' ? 'list' : 'value')}`;
   }

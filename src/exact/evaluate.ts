@@ -7,6 +7,7 @@
  */
 import { addMonths, compareDates, daysBetween, weekday, type DateValue } from './dates.js';
 import { bindLabel, lastKey, readValue, resolve, type Value } from './fields.js';
+import { bindFlag } from './flags.js';
 import { comparable, compatible } from './quantity.js';
 import type { Cmp, ItemCond, Operand, Query } from './query.js';
 import { bindCounted, bindText } from './text-binding.js';
@@ -297,6 +298,13 @@ export function evaluateQuery(query: Query, ctx: Context, trace: Trace): boolean
       if (!d) return undefined;
       const w = weekday(d);
       return query.what === 'weekday' ? w === query.value : (w === 0 || w === 6) === (query.value === 1);
+    }
+    case 'flag': {
+      // Named by plain words: the state's own fields only (instructions' data is referenced by backticks).
+      const found = bindFlag(ctx.state, query);
+      if (!('path' in found)) return undefined;
+      trace.push({ from: `"${query.words.join(' ')}" -> \`${found.path}\``, value: { kind: 'boolean', b: found.value } });
+      return found.value;
     }
     case 'value': {
       const v = bind(query.of, ctx, trace, undefined);

@@ -14,6 +14,7 @@ import { choiceAnswer, noulAnswer, scoreAnswer } from '../heads/index.js';
 import type { Answer, Question, State } from '../types.js';
 import { EXACT_PROBABILITY } from './calibration.js';
 import { evaluateQuery, type Bound, type Context } from './evaluate.js';
+import { bindFlag } from './flags.js';
 import { matchOutcome } from './outcomes.js';
 import { parseNoul, parseValue } from './parse.js';
 import type { Query } from './query.js';
@@ -103,7 +104,10 @@ function decide(state: State, question: Question, bound: Bound[]): ExactOutcome 
     const query = parseNoul(text);
     if (!query) return abstain('the wording is not one of the exact forms', { text });
     const result = evaluateQuery(query, ctx, bound);
-    if (typeof result !== 'boolean') return abstain('an operand did not bind to the state, or the operands do not compare', { text, query });
+    if (typeof result !== 'boolean') {
+      const why = query.kind === 'flag' ? (bindFlag(state, query) as { reason?: string }).reason : undefined;
+      return abstain(why ?? 'an operand did not bind to the state, or the operands do not compare', { text, query });
+    }
     const p = EXACT_PROBABILITY;
     return { answer: noulAnswer(result ? p : 1 - p), explanation: { answered: true, text, query, bound, result } };
   }

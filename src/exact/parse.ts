@@ -5,6 +5,7 @@
  * - comparison: `<operand> <comparator> <operand>` ("Is `total` at least 5,000?", "The opening
  *   balance is above $600.", "`x` > 71", "Did `delivered` come after `promised`?"), `between`;
  * - state checks: "Is `flag` true?", "Is `notes` empty?", "`plan` is \"pro\".";
+ * - a boolean field named by plain words: "Has the invoice been paid?" (flags.ts);
  * - lists: "Does any element of `L` have `f` greater than 5?", "every item in `L` has ...",
  *   "no entry of `L` has ...", "Are there at least three flights in `legs`?";
  * - dates: within N days/weeks/months of, weekday, weekend, month;
@@ -18,6 +19,7 @@
 import { parseDate } from './dates.js';
 import { monthOf, WEEKDAYS } from './dates.js';
 import { phraseWords, stem } from './fields.js';
+import { parseFlag } from './flags.js';
 import { parseDigits, parseQuantity, unitOf, writtenNumber } from './quantity.js';
 import type { AggFn, Cmp, ItemCond, Operand, Query } from './query.js';
 
@@ -288,7 +290,9 @@ export function parseNoul(text: string): Query | undefined {
   }
 
   const split = splitComparison(rewritePostfix(t));
-  if (!split) return undefined;
+  // No comparator: perhaps a boolean field named by plain words ("Has the invoice been paid?"),
+  // never with a quantifier, a selection, a condition or a reference in the wording.
+  if (!split) return COMPOUND.test(t) || /[`"“”]/.test(t) ? undefined : parseFlag(t);
   const left = subject(split.lhs);
   const right = constantOrRef(split.rhs, split.cmp === 'eq' || split.cmp === 'ne') ?? subject(split.rhs);
   if (!left || !right) return undefined;

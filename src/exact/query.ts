@@ -46,4 +46,10 @@ export type Query =
   | { kind: 'quant'; quant: 'any' | 'all' | 'none'; list: string; cond: ItemCond }
   | { kind: 'within'; left: Operand; right: Operand; days: number; months: number }
   | { kind: 'calendar'; left: Operand; what: 'weekday' | 'weekend' | 'month'; value: number }
+  /**
+   * Whether a boolean field named by the question's plain words holds ("Has the invoice been
+   * paid?"): the content words in order (articles and auxiliaries left out), whether the
+   * auxiliary was "did" (so "pay" names `paid`) and whether the wording is passive (flags.ts).
+   */
+  | { kind: 'flag'; words: string[]; did: boolean; passive: boolean }
   | { kind: 'value'; of: Operand };
