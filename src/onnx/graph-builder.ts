@@ -21,7 +21,7 @@ const IR_VERSION = 8;
 /** Element types of the values declared here. */
 export const { FLOAT, INT64 } = onnx.TensorProto.DataType;
 
-export type Attribute = number | number[] | { float: number };
+export type Attribute = number | number[] | string | { float: number };
 
 /** Collects nodes and initializers; every value gets a fresh name. */
 export class GraphBuilder {
@@ -55,6 +55,7 @@ export class GraphBuilder {
   op(type: string, inputs: readonly string[], attributes: Record<string, Attribute> = {}, outputs: readonly string[] = [this.fresh(type)]): string {
     const attribute: IAttributeProto[] = Object.entries(attributes).map(([name, value]) => {
       if (Array.isArray(value)) return { name, type: onnx.AttributeProto.AttributeType.INTS, ints: value };
+      if (typeof value === 'string') return { name, type: onnx.AttributeProto.AttributeType.STRING, s: new TextEncoder().encode(value) };
       if (typeof value === 'object') return { name, type: onnx.AttributeProto.AttributeType.FLOAT, f: value.float };
       return { name, type: onnx.AttributeProto.AttributeType.INT, i: value };
     });
