@@ -116,6 +116,10 @@ describe('encoder backend registry', () => {
       expect(stats.backend).toBe('onnxruntime-node');
       expect(stats.backends[0]).toEqual({ name: 'onnxruntime-node' });
       expect(['tensorflow', 'wasm', 'cpu']).toContain(stats.tfjsBackend);
+      // The reader follows the encoder onto onnxruntime-node at its first request.
+      expect(stats.reader).toBeNull();
+      await engine.evaluate({ model: 'evalmodel-latest', state: 'The parcel arrived broken.', questions: { q: { type: 'noul', instructions: 'Is the customer unhappy?' } } });
+      expect(engine.stats().reader).toEqual({ backend: 'onnxruntime-node', tried: [{ name: 'onnxruntime-node' }] });
     } finally {
       await engine.close();
     }
@@ -155,7 +159,7 @@ const data = dataDir();
 const hasData = existsSync(path.join(data, 'jevbench-sample'));
 if (!hasData) console.warn(`test/encoder-onnx.test.ts: answer parity on jevbench-sample skipped (no shared data at ${data})`);
 
-describe.skipIf(native !== null)('engine answers on onnxruntime-node equal the wasm engine to 1e-4', () => {
+describe.skipIf(native !== null)('engine answers on onnxruntime-node (encoder and reader) equal the wasm engine to 1e-4', () => {
   let fast: Engine;
   let wasm: Engine;
   beforeAll(async () => {
@@ -191,4 +195,9 @@ describe.skipIf(native !== null)('engine answers on onnxruntime-node equal the w
     for (const c of [...jev, ...held]) await expectSame(c.state, c.questions as Record<string, unknown>);
     // About 10 s alone; a loaded CI machine (or a parallel test file) takes several times that.
   }, 300_000);
+
+  it('ran the reader natively on the onnxruntime engine and on tfjs on the wasm one', () => {
+    expect(fast.stats().reader?.backend).toBe('onnxruntime-node');
+    expect(wasm.stats().reader).toEqual({ backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: 'the encoder runs on wasm' }, { name: 'tfjs' }] });
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * The encoder as ONNX graphs, built in memory from the plan of architecture.ts (the same folded
  * weights the tfjs path computes with; no second copy ships in the package) and written with
- * `onnx-proto`'s protobuf encoder. Two models:
+ * the shared GraphBuilder (onnx/graph-builder.ts). Two models:
  *
  * - the encoder: `ids` int64 [length] (one window, positions 0..length-1) to `states`
  *   [length, hidden] and `sums` [1, hidden] (the sum of its token states), the step list of
@@ -16,74 +16,10 @@
  * `normalise`).
  * @module
  */
-import onnxProto from 'onnx-proto';
 import type { Dense } from './layer.js';
 import type { EncoderPlan } from './architecture.js';
 import { ENCODER_SHAPE } from './weights.js';
-
-const { onnx } = onnxProto;
-type INodeProto = onnxProto.onnx.INodeProto;
-type ITensorProto = onnxProto.onnx.ITensorProto;
-type IAttributeProto = onnxProto.onnx.IAttributeProto;
-type IValueInfoProto = onnxProto.onnx.IValueInfoProto;
-
-const OPSET = 17;
-const IR_VERSION = 8;
-
-type Attribute = number | number[] | { float: number };
-
-/** Collects nodes and initializers; every value gets a fresh name. */
-class GraphBuilder {
-  readonly nodes: INodeProto[] = [];
-  readonly initializers: ITensorProto[] = [];
-  private count = 0;
-
-  private fresh(prefix: string): string {
-    return `${prefix}_${this.count++}`;
-  }
-
-  floats(values: Float32Array, dims: readonly number[], name = this.fresh('w')): string {
-    const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength).slice();
-    this.initializers.push({ name, dims: [...dims], dataType: onnx.TensorProto.DataType.FLOAT, rawData: bytes });
-    return name;
-  }
-
-  int64s(values: readonly number[]): string {
-    const name = this.fresh('i');
-    const data = BigInt64Array.from(values.map((v) => BigInt(v)));
-    this.initializers.push({ name, dims: [values.length], dataType: onnx.TensorProto.DataType.INT64, rawData: new Uint8Array(data.buffer) });
-    return name;
-  }
-
-  /** Adds a node with one output (or `outputs` named ones) and returns its output names. */
-  op(type: string, inputs: readonly string[], attributes: Record<string, Attribute> = {}, outputs: readonly string[] = [this.fresh(type)]): string {
-    const attribute: IAttributeProto[] = Object.entries(attributes).map(([name, value]) => {
-      if (Array.isArray(value)) return { name, type: onnx.AttributeProto.AttributeType.INTS, ints: value };
-      if (typeof value === 'object') return { name, type: onnx.AttributeProto.AttributeType.FLOAT, f: value.float };
-      return { name, type: onnx.AttributeProto.AttributeType.INT, i: value };
-    });
-    this.nodes.push({ opType: type, input: [...inputs], output: [...outputs], name: this.fresh(`n_${type}`), attribute });
-    return outputs[0]!;
-  }
-
-  /** `x W + b` (then ReLU), x two-dimensional. */
-  dense(x: string, w: { kernel: string; bias: string }, relu = false): string {
-    const y = this.op('Gemm', [x, w.kernel, w.bias]);
-    return relu ? this.op('Relu', [y]) : y;
-  }
-
-  model(name: string, inputs: IValueInfoProto[], outputs: IValueInfoProto[]): Uint8Array {
-    const graph = { name, node: this.nodes, initializer: this.initializers, input: inputs, output: outputs };
-    const model = { irVersion: IR_VERSION, producerName: 'evalmodel', opsetImport: [{ domain: '', version: OPSET }], graph };
-    return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
-  }
-}
-
-/** A value's declaration: element type and dimensions (numbers, or names of free dimensions). */
-function valueInfo(name: string, elemType: number, dims: readonly (number | string)[]): IValueInfoProto {
-  const dim = dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d }));
-  return { name, type: { tensorType: { elemType, shape: { dim } } } };
-}
+import { FLOAT, GraphBuilder, INT64, valueInfo } from '../onnx/graph-builder.js';
 
 /** Host copies of dense layers laid side by side: [rows, sum of columns] and the biases. */
 function sideBySide(parts: readonly Dense[]): { kernel: Float32Array; bias: Float32Array; rows: number; cols: number } {
@@ -111,7 +47,6 @@ function weightsOf(g: GraphBuilder, parts: readonly Dense[]): { kernel: string; 
 /** The encoder model (see the module comment). */
 export function encoderModel(plan: EncoderPlan): Uint8Array {
   const g = new GraphBuilder();
-  const { FLOAT, INT64 } = onnx.TensorProto.DataType;
   const hidden = ENCODER_SHAPE.hiddenDim;
   const epsilon = { float: ENCODER_SHAPE.layerNormEpsilon };
   const embeddings = g.floats(plan.embeddings, [plan.vocab, plan.dim]);
@@ -154,7 +89,6 @@ export function encoderModel(plan: EncoderPlan): Uint8Array {
 /** The pooler model: `means` [texts, hidden] -> l2normalise(tanh(means Pooler)) as `pooled`. */
 export function poolerModel(plan: EncoderPlan): Uint8Array {
   const g = new GraphBuilder();
-  const { FLOAT } = onnx.TensorProto.DataType;
   const hidden = ENCODER_SHAPE.hiddenDim;
   const projected = g.op('Tanh', [g.dense('means', weightsOf(g, [plan.pooler]))]);
   const squares = g.op('ReduceSum', [g.op('Mul', [projected, projected]), g.int64s([-1])], { keepdims: 1 });
@@ -169,7 +103,6 @@ export function poolerModel(plan: EncoderPlan): Uint8Array {
  */
 export function productModel(k: number, n: number, seed = 1): Uint8Array {
   const g = new GraphBuilder();
-  const { FLOAT } = onnx.TensorProto.DataType;
   let s = seed;
   const random = (count: number) => Float32Array.from({ length: count }, () => ((s = (s * 16_807) % 2_147_483_647) / 2_147_483_647) - 0.5);
   g.op('Add', [g.op('MatMul', ['a', g.floats(random(k * n), [k, n])]), g.floats(random(n), [n])], {}, ['y']);

@@ -15,24 +15,9 @@ import type { EncoderPlan } from './architecture.js';
 import { encoderModel, poolerModel } from './onnx-graph.js';
 import type { PassResults, PassRunner } from './runner.js';
 import { ENCODER_SHAPE } from './weights.js';
+import { floatOutput as floats, loadOnnxRuntime, sessionOptions as optionsFor, type OrtModule, type OrtSession } from '../onnx/runtime.js';
 
-/** The part of onnxruntime's Tensor used here. */
-interface OrtTensor {
-  readonly data: unknown;
-  readonly dims: readonly number[];
-}
-
-interface OrtSession {
-  run(feeds: Record<string, OrtTensor>, fetches?: readonly string[]): Promise<Record<string, OrtTensor>>;
-  release(): Promise<void>;
-}
-
-/** The part of the `onnxruntime-node` module used here. */
-interface OrtModule {
-  InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
-  Tensor: new (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: readonly number[]) => OrtTensor;
-  env: { versions?: { node?: string } };
-}
+export { loadOnnxRuntime };
 
 /** Options of the native encoder. */
 export interface OnnxRunnerOptions {
@@ -44,29 +29,6 @@ export interface OnnxRunnerOptions {
    * @internal
    */
   module?: string;
-}
-
-const loaded = new Map<string, Promise<OrtModule>>();
-
-/** Loads onnxruntime-node once per thread; rejects when it is not installed or cannot load. */
-export function loadOnnxRuntime(name = ['onnxruntime', 'node'].join('-')): Promise<OrtModule> {
-  // The package name is built at run time so that bundlers and tsc do not require it.
-  let module = loaded.get(name);
-  if (!module) {
-    module = import(name).then((m: { default?: OrtModule } & Partial<OrtModule>) => {
-      const ort = m.InferenceSession ? (m as OrtModule) : m.default;
-      if (!ort?.InferenceSession) throw new Error(`'${name}' has no InferenceSession`);
-      return ort;
-    });
-    loaded.set(name, module);
-    module.catch(() => loaded.delete(name));
-  }
-  return module;
-}
-
-function floats(t: OrtTensor | undefined, name: string): Float32Array {
-  if (!t || !(t.data instanceof Float32Array)) throw new Error(`onnxruntime: no float output '${name}'`);
-  return t.data;
 }
 
 export class OnnxRunner implements PassRunner {
@@ -83,14 +45,7 @@ export class OnnxRunner implements PassRunner {
   static async create(plan: EncoderPlan, options: OnnxRunnerOptions = {}): Promise<OnnxRunner> {
     const ort = await loadOnnxRuntime(options.module);
     const threads = Math.max(1, Math.floor(options.threads ?? 1));
-    const sessionOptions = {
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      // Threads that spin waiting for work would take cores the other engines compute on.
-      extra: { session: { intra_op: { allow_spinning: threads > 1 ? '1' : '0' } } },
-    };
+    const sessionOptions = optionsFor(threads);
     const [encoder, pooler] = await Promise.all([
       ort.InferenceSession.create(encoderModel(plan), sessionOptions),
       ort.InferenceSession.create(poolerModel(plan), { ...sessionOptions, intraOpNumThreads: 1 }),

@@ -100,6 +100,12 @@ export interface EngineStats {
   /** Every backend tried, in order of preference, with the reason each one passed over did not start. */
   backends: { name: BackendName; error?: string }[];
   /**
+   * What runs the trained reader (null until a request has used a model with one):
+   * onnxruntime-node where the encoder runs there and the reader's graph passed its self-test
+   * against the tfjs forward pass, else tfjs; `tried` gives the reason for a fallback.
+   */
+  reader: { backend: 'onnxruntime-node' | 'tfjs'; tried: { name: 'onnxruntime-node' | 'tfjs'; error?: string }[] } | null;
+  /**
    * What runs the tfjs matrix products: `evalmodel-gemm`, our WebAssembly kernel (on the wasm
    * backend, where its self-test passed), or `tfjs`, the backend's own.
    */

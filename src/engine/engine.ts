@@ -82,7 +82,10 @@ class PipelineEngine implements Engine {
     });
     this.outcomeCache = new OutcomeCache((texts, signal) => encoder.embedTexts(texts.map((t) => this.tokenize(t)), signal));
     // Trained heads encode each question text on its own (token states, not just pooled).
-    this.trainedHeads = new TrainedHeadsRunner((text) => this.tokenize(text), (ids, signal) => encoder.encodeState(ids, signal ? { signal } : {}), path.dirname(defaultManifestPath()));
+    this.trainedHeads = new TrainedHeadsRunner((text) => this.tokenize(text), (ids, signal) => encoder.encodeState(ids, signal ? { signal } : {}), path.dirname(defaultManifestPath()), {
+      encoderBackend: encoder.backend.backend,
+      ...(config.threads === undefined ? {} : { threads: config.threads }),
+    });
   }
 
   evaluate(...args: unknown[]): Promise<SystemOneResponse> {
@@ -263,6 +266,7 @@ class PipelineEngine implements Engine {
       backend: this.encoder.backend.backend,
       tfjsBackend: this.encoder.backend.tfjs,
       backends: this.encoder.backend.tried.map((t) => ({ ...t })),
+      reader: this.trainedHeads.readerBackend && { backend: this.trainedHeads.readerBackend.backend, tried: this.trainedHeads.readerBackend.tried.map((t) => ({ ...t })) },
       matmul: gemmReady() ? 'evalmodel-gemm' : 'tfjs',
       stateEncodes: this.stateEncodes + nli.stateRuns,
       exact: { ...this.exactCounts, enabled: this.config.exact },

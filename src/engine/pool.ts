@@ -266,6 +266,7 @@ class EnginePool implements Engine {
       backend: all[0]?.backend ?? 'wasm',
       tfjsBackend: all[0]?.tfjsBackend ?? 'wasm',
       backends: all[0]?.backends ?? [],
+      reader: all.find((s) => s.reader)?.reader ?? null,
       matmul: all[0]?.matmul ?? 'tfjs',
       stateEncodes: sum((s) => s.stateEncodes),
       questionEncodes: sum((s) => s.questionEncodes),

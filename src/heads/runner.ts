@@ -18,8 +18,9 @@ import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
 import { swappedRendering, symmetricLogits, withSwappedCriteria } from './criteria-symmetry.js';
 import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
-import { correctAnswers } from './reader/correct.js';
+import { correctAnswers, correctAnswersWith } from './reader/correct.js';
 import { readerFor } from './reader/load.js';
+import { readerBackendFor, type ReaderBackendReport } from './reader/native.js';
 import { sharedLogits, type HeadsHelper } from './remote.js';
 import { requestLogits, type QuestionInput } from './request-logits.js';
 import { calibrated, loadHeads, zeroShotTerm, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
@@ -60,10 +61,15 @@ export class TrainedHeadsRunner {
   /** An idle peer thread that may take some of a request's questions (engine pool; remote.ts). */
   helper: HeadsHelper | null = null;
 
+  /** What serves the reader, once a request has used it (engine.stats().reader). */
+  readerBackend: ReaderBackendReport | null = null;
+
   constructor(
     private readonly tokenize: Tokenize,
     private readonly encodeIds: EncodeIds,
     private readonly weightsDir: string,
+    /** The encoder's backend: the reader runs on onnxruntime-node only where the encoder does (reader/native.ts). */
+    private readonly native: { encoderBackend: string; threads?: number } = { encoderBackend: 'none' },
   ) {}
 
   /**
@@ -151,12 +157,15 @@ export class TrainedHeadsRunner {
     // The reader (when the model has one) corrects these answers from the state's token states.
     if (spec.reader) {
       const reader = readerFor(spec.reader, this.weightsDir);
+      const { encoderBackend, threads } = this.native;
+      const { runner: native, report } = await readerBackendFor(reader, encoderBackend, threads === undefined ? {} : { threads });
+      this.readerBackend = report;
+      if (signal?.aborted) throw abortReason(signal);
       const asText = (t: TextRep) => ({ tokens: t.tokens, n: t.n, ids: t.ids ?? [] });
-      probabilities = correctAnswers(
-        reader,
-        asText(stateRep),
-        inputs.map((q, i) => ({ type: q.type, instructions: asText(q.instructions), lines: q.lines.map(asText), probabilities: probabilities[i]! })),
-      );
+      const answered = inputs.map((q, i) => ({ type: q.type, instructions: asText(q.instructions), lines: q.lines.map(asText), probabilities: probabilities[i]! }));
+      probabilities = native
+        ? await correctAnswersWith(reader, (s, qs) => native.logits(s, qs), asText(stateRep), answered)
+        : correctAnswers(reader, asText(stateRep), answered);
     }
     const out = new Map<string, Answer>();
     rendered.forEach(([id, r], i) => out.set(id, answerFromProbabilities(questions[id]!, r, probabilities[i]!)));

@@ -84,8 +84,50 @@ interface Layout {
   context: number[];
 }
 
+/** The tensor inputs of a batch as flat arrays, row-major in the shapes `ReaderBatch` gives them. */
+export interface ReaderBatchArrays {
+  stateX: Float32Array;
+  stateBias: Float32Array;
+  textX: Float32Array;
+  rowMatch: Float32Array;
+  stateMatch: Float32Array;
+  rowContext: Float32Array;
+  meanPool: Float32Array;
+  poolBias: Float32Array;
+  present: Float32Array;
+}
+
+/** A batch before it becomes tfjs tensors: its arrays, padded sizes and layout (the ONNX reader reads these). */
+export type ReaderBatchData = Omit<ReaderBatch, keyof ReaderBatchArrays> & {
+  arrays: ReaderBatchArrays;
+  /** [G, R] the text (0..T-1 within its group) each row belongs to; T for a padding row. */
+  rowText: Int32Array;
+  /** State tokens, text rows and texts per group, padded to multiples of 8. */
+  M: number;
+  R: number;
+  T: number;
+};
+
 /** Builds the batch tensors. Call inside tf.tidy (or dispose them with `disposeBatch`). */
 export function buildReaderBatch(groups: readonly ReaderGroup[]): ReaderBatch {
+  const { arrays: a, M, R, T, rowText: _, ...rest } = readerBatchData(groups);
+  const G = rest.groups;
+  return {
+    ...rest,
+    stateX: tf.tensor3d(a.stateX, [G, M, INPUT]),
+    stateBias: tf.tensor4d(a.stateBias, [G, 1, 1, M]),
+    textX: tf.tensor3d(a.textX, [G, R, INPUT]),
+    rowMatch: tf.tensor3d(a.rowMatch, [G, R, 1]),
+    stateMatch: tf.tensor4d(a.stateMatch, [G, 1, R, M]),
+    rowContext: tf.tensor3d(a.rowContext, [G, R, T]),
+    meanPool: tf.tensor3d(a.meanPool, [G, T, R]),
+    poolBias: tf.tensor3d(a.poolBias, [G, T, R]),
+    present: tf.tensor2d(a.present, [G * T, 1]),
+  };
+}
+
+/** The batch's arrays and layout, in JavaScript alone (no tensors). */
+export function readerBatchData(groups: readonly ReaderGroup[]): ReaderBatchData {
   const G = groups.length;
   const layouts: Layout[] = [];
   const order: ReaderBatch['order'] = [];
@@ -145,6 +187,7 @@ export function buildReaderBatch(groups: readonly ReaderGroup[]): ReaderBatch {
   const meanPool = new Float32Array(G * T * R);
   const poolBias = new Float32Array(G * T * R).fill(NEG);
   const present = new Float32Array(G * T);
+  const rowText = new Int32Array(G * R).fill(T);
 
   groups.forEach((g, gi) => {
     const st = g.state;
@@ -164,6 +207,7 @@ export function buildReaderBatch(groups: readonly ReaderGroup[]): ReaderBatch {
         rowMatch[gi * R + row + r] = stateIds.has(t.ids[r]!) ? 1 : 0;
         stateMatch.set(matchRow, (gi * R + row + r) * M);
         meanPool[(gi * T + ti) * R + row + r] = 1 / t.n;
+        rowText[gi * R + row + r] = ti;
         poolBias[(gi * T + ti) * R + row + r] = 0;
       }
       if (t.n > 0) present[gi * T + ti] = 1;
@@ -184,15 +228,11 @@ export function buildReaderBatch(groups: readonly ReaderGroup[]): ReaderBatch {
   pad(score);
   return {
     groups: G,
-    stateX: tf.tensor3d(stateX, [G, M, INPUT]),
-    stateBias: tf.tensor4d(stateBias, [G, 1, 1, M]),
-    textX: tf.tensor3d(textX, [G, R, INPUT]),
-    rowMatch: tf.tensor3d(rowMatch, [G, R, 1]),
-    stateMatch: tf.tensor4d(stateMatch, [G, 1, R, M]),
-    rowContext: tf.tensor3d(rowContext, [G, R, T]),
-    meanPool: tf.tensor3d(meanPool, [G, T, R]),
-    poolBias: tf.tensor3d(poolBias, [G, T, R]),
-    present: tf.tensor2d(present, [G * T, 1]),
+    arrays: { stateX, stateBias, textX, rowMatch, stateMatch, rowContext, meanPool, poolBias, present },
+    rowText,
+    M,
+    R,
+    T,
     zeroRow,
     noul: noul.instr.length > 0 ? noul : null,
     choice: choice.slots.length > 0 ? choice : null,

@@ -9,6 +9,7 @@ import { softmax } from '../answers.js';
 import type { ReaderQuestion, ReaderText } from './batch.js';
 import { readerLogits, type LoadedReader } from './logits.js';
 import { bucketOf } from './weights.js';
+import type { ReaderLogitsFn } from './native.js';
 
 /** Probabilities below this are read as this (training reads the heads' answers through `baseOf` too). */
 const FLOOR = 1e-6;
@@ -42,8 +43,20 @@ export function readerState(state: ReaderText): ReaderText {
 
 /** Corrected probabilities per question (noul: [p(yes)]), in input order. */
 export function correctAnswers(reader: LoadedReader, state: ReaderText, questions: readonly AnsweredQuestion[]): number[][] {
-  const inputs: ReaderQuestion[] = questions.map(({ probabilities, ...q }) => ({ ...q, base: baseOf(q.type, probabilities) }));
-  const logits = readerLogits(reader, readerState(state), inputs);
+  return calibrate(reader, questions, readerLogits(reader, readerState(state), readerInputs(questions)));
+}
+
+/** `correctAnswers` with the raw logits from `logits` (the reader on another backend, native.ts). */
+export async function correctAnswersWith(reader: LoadedReader, logits: ReaderLogitsFn, state: ReaderText, questions: readonly AnsweredQuestion[]): Promise<number[][]> {
+  return calibrate(reader, questions, await logits(readerState(state), readerInputs(questions)));
+}
+
+function readerInputs(questions: readonly AnsweredQuestion[]): ReaderQuestion[] {
+  return questions.map(({ probabilities, ...q }) => ({ ...q, base: baseOf(q.type, probabilities) }));
+}
+
+/** The reader's temperatures applied to its raw logits, then softmax. */
+function calibrate(reader: LoadedReader, questions: readonly AnsweredQuestion[], logits: readonly number[][]): number[][] {
   return questions.map((q, i) => {
     const t = reader.temperatures[bucketOf(q.type, q.lines.length)] ?? 1;
     const scaled = logits[i]!.map((l) => l / t);

@@ -12,8 +12,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { paramShapes, type ReaderShape } from './architecture.js';
 import { decodeParams, type ReaderManifest } from './weights.js';
-import { buildReaderBatch, type ReaderQuestion, type ReaderText } from './batch.js';
-import { packParams, readerForward, sharedInputs, slotLogits, type PackedParams, type ReaderParams } from './forward.js';
+import { buildReaderBatch, type ReaderBatch, type ReaderQuestion, type ReaderText } from './batch.js';
+import { packParams, readerForward, sharedInputs, type PackedParams, type ReaderParams } from './forward.js';
 
 /** A loaded reader: one set of constant parameters per ensemble member. */
 export interface LoadedReader {
@@ -65,6 +65,31 @@ export function chunkQuestions(questions: readonly ReaderQuestion[], stateTokens
   return chunks;
 }
 
+/** Flat per-type logits of one member on one batch, as `readerForward` returns them (read back). */
+export interface FlatLogits {
+  noul?: ArrayLike<number> | undefined;
+  choice?: ArrayLike<number> | undefined;
+  score?: ArrayLike<number> | undefined;
+}
+
+/** One member's logits per question of a batch, in its order: noul [yes logit, 0]; else one per outcome. */
+export function questionLogits(batch: Pick<ReaderBatch, 'order' | 'choice' | 'score'>, flat: FlatLogits): number[][] {
+  return batch.order.map((o) => {
+    if (o.type === 'noul') return [flat.noul![o.index]!, 0];
+    const values = o.type === 'choice' ? flat.choice! : flat.score!;
+    const slots = (o.type === 'choice' ? batch.choice! : batch.score!).slots[o.index]!;
+    return slots.slice(0, o.outcomes).map((j) => values[j]!);
+  });
+}
+
+/** The members' logits of each question averaged (in float64), into `out` at the chunk's indices. */
+export function averageInto(out: number[][], chunk: readonly number[], perMember: readonly number[][][]): void {
+  chunk.forEach((qi, k) => {
+    const all = perMember.map((m) => m[k]!);
+    out[qi] = all[0]!.map((_, j) => all.reduce((s, l) => s + l[j]!, 0) / all.length);
+  });
+}
+
 /**
  * Raw logits of every question against one state, in input order, averaged over the members:
  * noul [yes logit, 0]; choice and score one bounded logit per outcome.
@@ -80,21 +105,10 @@ export function readerLogits(reader: LoadedReader, state: ReaderText, questions:
       const shared = sharedInputs(batch);
       return reader.members.map((p, m) => {
         const res = readerForward(p, reader.shape, batch, false, shared, packed[m]);
-        const noul = res.noul?.dataSync();
-        const choice = res.choice && batch.choice ? slotLogits(res.choice, batch.choice).dataSync() : undefined;
-        const score = res.score && batch.score ? slotLogits(res.score, batch.score).dataSync() : undefined;
-        return batch.order.map((o) => {
-          if (o.type === 'noul') return [noul![o.index]!, 0];
-          const values = o.type === 'choice' ? choice! : score!;
-          const width = (o.type === 'choice' ? batch.choice! : batch.score!).width;
-          return Array.from(values.subarray(o.index * width, o.index * width + o.outcomes));
-        });
+        return questionLogits(batch, { noul: res.noul?.dataSync(), choice: res.choice?.dataSync(), score: res.score?.dataSync() });
       });
     });
-    chunk.forEach((qi, k) => {
-      const all = perMember.map((m) => m[k]!);
-      out[qi] = all[0]!.map((_, j) => all.reduce((s, l) => s + l[j]!, 0) / all.length);
-    });
+    averageInto(out, chunk, perMember);
   }
   return out;
 }
