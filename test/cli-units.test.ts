@@ -10,6 +10,7 @@ import { main } from '../src/cli/main.js';
 import { startProgress } from '../src/cli/progress.js';
 import { buildQuestions, parseListFlag, splitList } from '../src/cli/questions.js';
 import { UsageError } from '../src/cli/errors.js';
+import type { EngineStats } from '../src/index.js';
 
 class Capture implements OutStream {
   text = '';
@@ -88,6 +89,16 @@ describe('backend line', () => {
       ],
     });
     expect(line).toBe("wasm (onnxruntime-node passed over: Cannot find package 'onnxruntime-node'; tensorflow passed over: no libtensorflow)");
+  });
+  it('adds what ran the reader once a request used one, with the reason only for a fallback beside the native encoder', () => {
+    const native: Pick<EngineStats, 'backend' | 'backends'> = { backend: 'onnxruntime-node', backends: [{ name: 'onnxruntime-node' }] };
+    expect(backendLine({ ...native, reader: null })).toBe('onnxruntime-node');
+    expect(backendLine({ ...native, reader: { backend: 'onnxruntime-node', tried: [{ name: 'onnxruntime-node' }] } })).toBe('onnxruntime-node · reader onnxruntime-node');
+    expect(backendLine({ ...native, reader: { backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: 'self-test failed' }, { name: 'tfjs' }] } })).toBe(
+      'onnxruntime-node · reader tfjs (onnxruntime-node passed over: self-test failed)',
+    );
+    const wasm: Pick<EngineStats, 'backend' | 'backends'> = { backend: 'wasm', backends: [{ name: 'wasm' }] };
+    expect(backendLine({ ...wasm, reader: { backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: 'the encoder runs on wasm' }, { name: 'tfjs' }] } })).toBe('wasm · reader tfjs');
   });
 });
 
