@@ -2,18 +2,36 @@
 // (src/heads/criteria-symmetry.ts), for the symmetrisation alone and through the shipped model.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { symmetricLogits, withSwappedCriteria } from '../src/heads/criteria-symmetry.js';
+import { renderQuestion } from '../src/canonical/index.js';
+import { swappedRendering, symmetricLogits, withSwappedCriteria } from '../src/heads/criteria-symmetry.js';
+import type { Question } from '../src/types.js';
 import { createEngine, type Engine, type NoulAnswer } from '../src/index.js';
 
 const logit = fc.double({ min: -30, max: 30, noNaN: true });
+
+describe('swappedRendering', () => {
+  it('renders a yes/no question with its criteria exchanged, and only when that is another question', () => {
+    const swap = (q: Question) => swappedRendering(q, renderQuestion(q));
+    expect(swap({ type: 'noul', instructions: 'Is it late?' })).toBeNull();
+    expect(swap({ type: 'noul', instructions: 'Is it late?', criteria: { true: 'same', false: 'same' } })).toBeNull();
+    expect(swap({ type: 'choice', instructions: 'Which?', criteria: { a: 'x', b: 'y' } })).toBeNull();
+    expect(swap({ type: 'noul', instructions: 'Is it late?', criteria: { true: 'after noon', false: 'before noon' } })).toEqual(
+      renderQuestion({ type: 'noul', instructions: 'Is it late?', criteria: { true: 'before noon', false: 'after noon' } }),
+    );
+    expect(swap({ type: 'noul', instructions: 'Is it late?', criteria: { true: 'after noon' } })).toEqual(
+      renderQuestion({ type: 'noul', instructions: 'Is it late?', criteria: { true: null, false: 'after noon' } }),
+    );
+  });
+});
 
 describe('symmetricLogits', () => {
   it('gives a question and its swapped copy opposite yes log-odds, and leaves the others alone', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.constantFrom('noul', 'choice') as fc.Arbitrary<'noul' | 'choice'>, fc.boolean(), logit, logit, logit, logit), { minLength: 1, maxLength: 12 }), (qs) => {
         const inputs = qs.map(([type]) => ({ type, lines: ['a', 'b'] }));
-        const texts = qs.map(([, differ]) => (differ ? ['yes when this', 'no when that'] : ['', '']));
-        const { all, swapped } = withSwappedCriteria(inputs, texts);
+        // A swapped rendering exists only for yes/no questions whose criteria differ (swappedRendering).
+        const swaps = qs.map(([type, differ]) => (type === 'noul' && differ ? 'the swapped rendering' : null));
+        const { all, swapped } = withSwappedCriteria(inputs, swaps);
         expect(swapped).toEqual(qs.flatMap(([type, differ], i) => (type === 'noul' && differ ? [i] : [])));
         expect(all.slice(inputs.length).map((q) => q.lines)).toEqual(swapped.map(() => ['b', 'a']));
         // Logits as heads would give them: the originals, then the swapped copies.

@@ -6,18 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXACT_PROBABILITY, exactAnswer, explainExact } from '../src/exact/index.js';
-import type { Question, State } from '../src/types.js';
-
-const noul = (instructions: Question['instructions'], criteria?: Record<string, string | null>): Question =>
-  ({ type: 'noul', instructions, ...(criteria ? { criteria } : {}) }) as Question;
-
-/** true / false when the stage answers, undefined when it leaves the question to the model. */
-function yes(state: State, question: string | Question): boolean | undefined {
-  const answer = exactAnswer(state, typeof question === 'string' ? noul(question) : question).answer;
-  if (!answer) return undefined;
-  if (answer.type !== 'noul') throw new Error('not a noul answer');
-  return answer.noul > 0.5;
-}
+import type { State } from '../src/types.js';
+import { noul, yes } from './exact-helpers.js';
 
 /** The answer for the field set to true and to false: [yes, no] when it follows the value. */
 function both(state: (v: boolean) => State, question: string): [boolean | undefined, boolean | undefined] {

@@ -3,18 +3,8 @@ import { EXACT_PROBABILITY, exactAnswer, explainExact } from '../src/exact/index
 import { parseDate } from '../src/exact/dates.js';
 import { parseRange } from '../src/exact/outcomes.js';
 import { findQuantities, parseQuantity } from '../src/exact/quantity.js';
-import type { Answer, Question, State } from '../src/types.js';
-
-const noul = (instructions: Question['instructions'], criteria?: Record<string, string | null>): Question =>
-  ({ type: 'noul', instructions, ...(criteria ? { criteria } : {}) }) as Question;
-
-/** true / false when the stage answers the yes/no question, undefined when it abstains. */
-function yes(state: State, question: string | Question): boolean | undefined {
-  const answer = exactAnswer(state, typeof question === 'string' ? noul(question) : question).answer;
-  if (!answer) return undefined;
-  if (answer.type !== 'noul') throw new Error('not a noul answer');
-  return answer.noul > 0.5;
-}
+import type { Answer, Question } from '../src/types.js';
+import { noul, yes } from './exact-helpers.js';
 
 function picked(answer: Answer | undefined): string | undefined {
   if (!answer) return undefined;

@@ -202,13 +202,13 @@ class PipelineEngine implements Engine {
     const heads = spec.heads;
     // Pooled outcome embeddings: the zero-shot heads' input, and the trained heads' zero-shot term
     // (which also reads yes/no questions with their criteria swapped: heads/criteria-symmetry.ts).
-    const swappedOutcomes = heads.kind === 'late-interaction' ? swappedRenderings(questions, rendered).flatMap((r) => r.outcomes) : [];
-    const outcomeTexts = [...rendered.flatMap(([, r]) => r.outcomes), ...swappedOutcomes];
+    const swaps = heads.kind === 'late-interaction' ? swappedRenderings(questions, rendered) : [];
+    const outcomeTexts = [...rendered.flatMap(([, r]) => r.outcomes), ...swaps.flatMap((r) => r?.outcomes ?? [])];
     const outcomeVectors =
       heads.kind === 'zero-shot-similarity' || this.trainedHeads.needsOutcomes(heads)
         ? await this.outcomeCache.embed(spec.id, outcomeTexts, options.signal)
         : null;
-    if (heads.kind === 'late-interaction') return this.trainedHeads.answerAll(heads, { state, questions, rendered }, encoding, stateIds, outcomeVectors, options.signal);
+    if (heads.kind === 'late-interaction') return this.trainedHeads.answerAll(heads, { state, questions, rendered, swaps }, encoding, stateIds, outcomeVectors, options.signal);
     return new Map(rendered.map(([id, r]) => [id, answerQuestion(questions[id]!, r, encoding, r.outcomes.map((text) => outcomeVectors!.get(text)!), heads)]));
   }
 

@@ -77,6 +77,22 @@ interface PoolWorker {
   alive: boolean;
 }
 
+/**
+ * Sends a request's message to a worker; false (and `reject` called) when it cannot be sent. A
+ * body that is not structured-cloneable (functions, symbols...) is never a valid request, so it
+ * is rejected with the validation errors when there are any.
+ */
+function post(worker: PoolWorker, message: ToWorker, request: unknown, reject: (error: unknown) => void): boolean {
+  try {
+    worker.thread.postMessage(message);
+    return true;
+  } catch {
+    const checked = validateRequest(request);
+    reject(checked.ok ? new Error('The request could not be sent to an engine worker') : new RequestValidationError(checked.errors));
+    return false;
+  }
+}
+
 function revive(error: SerializedError): Error {
   switch (error.name) {
     case 'RequestValidationError':
@@ -207,14 +223,7 @@ class EnginePool implements Engine {
         worker.inFlight--;
         signal?.removeEventListener('abort', onAbort);
       };
-      try {
-        worker.thread.postMessage({ type: 'evaluate', id, request } satisfies ToWorker);
-      } catch {
-        // Not structured-cloneable (functions, symbols...): never a valid request body.
-        const checked = validateRequest(request);
-        reject(checked.ok ? new Error('The request could not be sent to an engine worker') : new RequestValidationError(checked.errors));
-        return;
-      }
+      if (!post(worker, { type: 'evaluate', id, request }, request, reject)) return;
       worker.inFlight++;
       this.pending.set(id, { onWork: options.onWork, resolve, reject, worker, cleanup });
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -231,13 +240,7 @@ class EnginePool implements Engine {
     if (!worker) return Promise.reject(new Error('Every engine worker of the pool has exited'));
     const id = this.nextId++;
     return new Promise<number>((resolve, reject) => {
-      try {
-        worker.thread.postMessage({ type: 'estimate', id, request } satisfies ToWorker);
-      } catch {
-        const checked = validateRequest(request);
-        reject(checked.ok ? new Error('The request could not be sent to an engine worker') : new RequestValidationError(checked.errors));
-        return;
-      }
+      if (!post(worker, { type: 'estimate', id, request }, request, reject)) return;
       this.estimates.set(id, { worker, resolve, reject });
     });
   }

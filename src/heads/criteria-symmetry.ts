@@ -7,8 +7,8 @@
  * log-odds become half the difference of the two readings: d(q) = (l(q) - l(q')) / 2 and
  * d(q') = -d(q) for any heads, at the cost of one more question's heads pass per question that
  * has criteria. Questions without criteria (both lines empty, or equal) are left as they are.
- * The heads' zero-shot term reads the swapped question's own rendered outcomes, so the engine
- * embeds those too (`swappedRenderings`).
+ * The engine renders the swapped questions once per request (`swappedRenderings`): it embeds their
+ * outcomes, which the heads' zero-shot term reads, and hands them to the heads.
  * @module
  */
 import { renderQuestion, type RenderedQuestion } from '../canonical/index.js';
@@ -27,27 +27,22 @@ export function swappedRendering(question: Question, rendered: RenderedQuestion)
   return renderQuestion({ ...question, criteria: { true: c.false ?? null, false: c.true ?? null } });
 }
 
-/** The swapped renderings of a request's questions that have one (their outcomes are embedded too). */
-export function swappedRenderings(questions: Readonly<Record<string, Question>>, rendered: readonly (readonly [string, RenderedQuestion])[]): RenderedQuestion[] {
-  return rendered.flatMap(([id, r]) => swappedRendering(questions[id]!, r) ?? []);
+/** Per question of a request, its swapped rendering or null (`swappedRendering`); the engine embeds their outcomes too. */
+export function swappedRenderings(questions: Readonly<Record<string, Question>>, rendered: readonly (readonly [string, RenderedQuestion])[]): (RenderedQuestion | null)[] {
+  return rendered.map(([id, r]) => swappedRendering(questions[id]!, r));
 }
 
-/** What the heads read of a question, as far as this needs: its type and its outcome lines. */
+/** What the heads read of a question, as far as this needs: its outcome lines. */
 interface Lined {
-  type: 'noul' | 'choice' | 'score';
   lines: readonly unknown[];
 }
 
 /**
- * The inputs followed by a copy of each yes/no question whose two criteria texts (`lineTexts`,
- * parallel to `inputs`) differ, with its lines exchanged; `swapped` lists those questions.
+ * The inputs followed by a copy, with its two lines exchanged, of each question that has a
+ * swapped rendering (`swaps`, parallel to `inputs`); `swapped` lists those questions.
  */
-export function withSwappedCriteria<T extends Lined>(inputs: readonly T[], lineTexts: readonly (readonly string[])[]): { all: T[]; swapped: number[] } {
-  const swapped: number[] = [];
-  inputs.forEach((q, i) => {
-    const t = lineTexts[i]!;
-    if (q.type === 'noul' && t.length === 2 && t[0] !== t[1]) swapped.push(i);
-  });
+export function withSwappedCriteria<T extends Lined>(inputs: readonly T[], swaps: readonly unknown[]): { all: T[]; swapped: number[] } {
+  const swapped = inputs.flatMap((_, i) => (swaps[i] == null ? [] : [i]));
   const copies = swapped.map((i) => ({ ...inputs[i]!, lines: [inputs[i]!.lines[1], inputs[i]!.lines[0]] }) as T);
   return { all: [...inputs, ...copies], swapped };
 }

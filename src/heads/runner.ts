@@ -15,7 +15,7 @@ import type { StateEncoding } from '../encoder/index.js';
 import type { Answer, Question, State } from '../types.js';
 import { pairSimilarities } from './fields.js';
 import { choiceAnswer, noulAnswer, scoreAnswer } from './answers.js';
-import { swappedRendering, symmetricLogits, withSwappedCriteria } from './criteria-symmetry.js';
+import { symmetricLogits, withSwappedCriteria } from './criteria-symmetry.js';
 import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
 import { correctAnswers, correctAnswersWith } from './reader/correct.js';
@@ -120,19 +120,24 @@ export class TrainedHeadsRunner {
    */
   async answerAll(
     spec: TrainedHeadsSpec,
-    request: { state: State; questions: Readonly<Record<string, Question>>; rendered: readonly (readonly [string, RenderedQuestion])[] },
+    request: {
+      state: State;
+      questions: Readonly<Record<string, Question>>;
+      rendered: readonly (readonly [string, RenderedQuestion])[];
+      /** Per question, its rendering with the noul criteria swapped, or null (`swappedRenderings`). */
+      swaps: readonly (RenderedQuestion | null)[];
+    },
     state: StateEncoding,
     stateIds: readonly number[],
     outcomeVectors: ReadonlyMap<string, Float32Array> | null = null,
     signal?: AbortSignal,
   ): Promise<Map<string, Answer>> {
     const heads = this.heads(spec);
-    const { questions, rendered } = request;
+    const { questions, rendered, swaps } = request;
     const pairs = pairSimilarities(rendered.map(([id]) => questions[id]!), request.state, stateIds, state.tokenStates, this.tokenize);
-    const texts = rendered.map(([, r]) => questionTexts(r));
     const inputs = await Promise.all(
       rendered.map(async ([, r], i) => {
-        const t = texts[i]!;
+        const t = questionTexts(r);
         const [instructions, ...lines] = await Promise.all([this.encode(t.instructions, signal), ...t.lines.map((l) => this.encode(l, signal))]);
         return { type: r.type, instructions: instructions!, lines, pair: pairs[i]! };
       }),
@@ -142,9 +147,9 @@ export class TrainedHeadsRunner {
     // tail of them may go to a helper thread.
     const stateRep = toRep(state, stateIds);
     // Yes/no questions with criteria are also read with them swapped (criteria-symmetry.ts).
-    const { all, swapped } = withSwappedCriteria(inputs, texts.map((t) => t.lines));
+    const { all, swapped } = withSwappedCriteria(inputs, swaps);
     const allRaw = await sharedLogits(spec, stateRep, all, (qs) => requestLogits(heads.members, stateRep, qs), this.helper);
-    const allRendered = [...rendered.map(([, r]) => r), ...swapped.map((i) => swappedRendering(questions[rendered[i]![0]]!, rendered[i]![1])!)];
+    const allRendered = [...rendered.map(([, r]) => r), ...swapped.map((i) => swaps[i]!)];
     const mixed = all.map((_, i) => {
       const r = allRendered[i]!;
       const w = heads.mix[r.type];

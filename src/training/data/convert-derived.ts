@@ -24,25 +24,24 @@ import { between, normalizeText, pick, publicSplitter, randomFor, tidy, type Ran
 /** What a polarity question asks about: the text as a whole, in one of several wordings. */
 const SUBJECT = ['this text', 'the text', 'this message', 'the writer', 'this passage', 'this review', 'the author', 'this sentence'];
 
-const POSITIVE_Q: readonly ((s: string) => string)[] = [
-  (s) => `Is the sentiment of ${s} positive?`,
-  (s) => `Is ${s} positive?`,
-  (s) => `Does ${s} express a positive feeling?`,
-  (s) => `Is the tone of ${s} favourable?`,
-  (s) => `Answer yes if ${s} sounds positive.`,
-  (s) => `Is ${s} upbeat?`,
-  () => 'Positive sentiment?',
-  (s) => `Would you call the mood of ${s} positive?`,
-];
-const NEGATIVE_Q: readonly ((s: string) => string)[] = [
-  (s) => `Is the sentiment of ${s} negative?`,
-  (s) => `Is ${s} negative?`,
-  (s) => `Does ${s} express a negative feeling?`,
-  (s) => `Is the tone of ${s} unfavourable?`,
-  (s) => `Answer yes if ${s} sounds negative.`,
-  (s) => `Is ${s} critical or unhappy?`,
-  () => 'Negative sentiment?',
-  (s) => `Would you call the mood of ${s} negative?`,
+/** The words a wording uses for one polarity: the plain adjective, its tone word, a casual word. */
+interface PolarityWords {
+  plain: string;
+  tone: string;
+  casual: string;
+}
+const POSITIVE_WORDS: PolarityWords = { plain: 'positive', tone: 'favourable', casual: 'upbeat' };
+const NEGATIVE_WORDS: PolarityWords = { plain: 'negative', tone: 'unfavourable', casual: 'critical or unhappy' };
+/** Wordings of "is `s` of this polarity?", asked of either polarity. */
+const POLARITY_Q: readonly ((s: string, w: PolarityWords) => string)[] = [
+  (s, w) => `Is the sentiment of ${s} ${w.plain}?`,
+  (s, w) => `Is ${s} ${w.plain}?`,
+  (s, w) => `Does ${s} express a ${w.plain} feeling?`,
+  (s, w) => `Is the tone of ${s} ${w.tone}?`,
+  (s, w) => `Answer yes if ${s} sounds ${w.plain}.`,
+  (s, w) => `Is ${s} ${w.casual}?`,
+  (_s, w) => `${w.plain[0]!.toUpperCase()}${w.plain.slice(1)} sentiment?`,
+  (s, w) => `Would you call the mood of ${s} ${w.plain}?`,
 ];
 const CRITERIA: readonly [string, string][] = [
   ['positive', 'negative'],
@@ -63,7 +62,7 @@ function polarityItem(positive: boolean, random: Random): Item {
     return { question, gold: flip ? !positive : positive };
   }
   const askPositive = style < 0.6;
-  const instructions = pick(askPositive ? POSITIVE_Q : NEGATIVE_Q, random)(subject);
+  const instructions = pick(POLARITY_Q, random)(subject, askPositive ? POSITIVE_WORDS : NEGATIVE_WORDS);
   return { question: { type: 'noul', instructions }, gold: askPositive ? positive : !positive };
 }
 
