@@ -13,6 +13,7 @@ import { cefr, emobank, onestopenglish } from './convert-graded.js';
 import { emobankPolarity, goemotionsPolarity, poemPolarity, snliSimilarity } from './convert-derived.js';
 import { banking77, clinc150, goemotions, hwu64, poemSentiment, snips } from './convert-intents.js';
 import { infotabs, mnli, snli } from './convert-nli.js';
+import { mnliQuestions, snliQuestions } from './convert-questions.js';
 import { boolq, condaqa, folio, foolMeTwice, pubmedqa, strategyqa } from './convert-passages.js';
 import { corpusCases } from './corpus.js';
 import { measureOnlyKeys, overlapOf } from './overlap.js';
@@ -21,7 +22,7 @@ import { normalizeText, randomFor, readJsonlRows, shuffledBy } from './util.js';
 
 /**
  * Public sets converted, by folder name. CREAK and CSQA2 are left out: they have no state to read.
- * Some sets also give a derived task as a source of its own (convert-derived.ts).
+ * Some sets also give a derived task as a source of its own (convert-derived.ts, convert-questions.ts).
  */
 export const CONVERTERS: Record<string, (rows: readonly Row[]) => Placed[]> = {
   boolq,
@@ -30,8 +31,8 @@ export const CONVERTERS: Record<string, (rows: readonly Row[]) => Placed[]> = {
   strategyqa,
   fool_me_twice: foolMeTwice,
   folio,
-  esnli_snli_devtest: (rows) => [...snli(rows), ...snliSimilarity(rows)],
-  taxinli_mnli: mnli,
+  esnli_snli_devtest: (rows) => [...snli(rows), ...snliSimilarity(rows), ...snliQuestions(rows)],
+  taxinli_mnli: (rows) => [...mnli(rows), ...mnliQuestions(rows)],
   infotabs,
   clinc150,
   banking77,
