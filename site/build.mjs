@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
-import { cliHelp, cliRunner, fillMarkers, modelFigures } from './markers.mjs';
+import { cliHelp, cliRunner, fillMarkers, modelFigures, SCRATCH } from './markers.mjs';
 import { htmlName, layout, markdown, navigation } from './render.mjs';
 
 export { slug } from './render.mjs';
@@ -221,7 +221,7 @@ export async function buildSite({ out = path.join(ROOT, 'site-dist'), api = true
   const playground = await buildPlayground(out);
   say(`playground: bundle ${(playground.bundleBytes / 1024).toFixed(0)} KiB, ${playground.files} model files copied`);
 
-  await rm(path.join(ROOT, '.site-build'), { recursive: true, force: true });
+  await rm(SCRATCH, { recursive: true, force: true });
 
   for (const asset of await readdir(path.join(SITE, 'assets'))) await copy(path.join(SITE, 'assets', asset), path.join(out, asset));
 

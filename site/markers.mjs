@@ -24,12 +24,19 @@ async function exists(file) {
   }
 }
 
+/**
+ * This build's own scratch folder under .site-build/ (inside the project, so that node_modules
+ * and weights/ resolve from it): two builds at once (the site and link tests run in parallel)
+ * must not delete each other's bundles.
+ */
+export const SCRATCH = path.join(ROOT, '.site-build', String(process.pid));
+
 /** esbuild options for bundling our TypeScript sources to run in Node, dependencies left external. */
 const NODE_BUNDLE = /** @type {const} */ ({ bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
 
 /** Help texts of the CLI, taken from its sources (bundled on the fly; no build needed). */
 export async function cliHelp() {
-  const file = path.join(ROOT, '.site-build', 'help.mjs');
+  const file = path.join(SCRATCH, 'help.mjs');
   await esbuild.build({
     stdin: {
       contents: `export { mainHelp } from './src/cli/main.ts';
@@ -50,10 +57,10 @@ export { help as bench } from './src/cli/commands/bench.ts';`,
 /**
  * A runner for `<!-- run: ... -->` markers: the CLI bundled from its sources (so no build is
  * needed) and run as a child process, exactly as a person would run it. The bundle lives in
- * .site-build/cli/ so that node_modules and weights/ resolve as they do from dist/src/cli/.
+ * .site-build/<pid>/cli/ so that node_modules and weights/ resolve as they do from dist/src/cli/.
  */
 export async function cliRunner() {
-  const dir = path.join(ROOT, '.site-build', 'cli');
+  const dir = path.join(SCRATCH, 'cli');
   const file = path.join(dir, 'main.mjs');
   await esbuild.build({
     entryPoints: [path.join(ROOT, 'src/cli/main.ts')],
