@@ -2,7 +2,8 @@
  * The reader on onnxruntime-node (reader/onnx-graph.ts) against its tfjs forward pass on the
  * wasm backend: the shipped reader's logits and corrected probabilities on generated batches
  * (noul with and without criteria, choice and score of 2..N outcomes, empty texts, long states)
- * within 1e-4, the self-test that guards serving, and the fallback. Skipped (with the reason
+ * within 1e-4 (also with the ordinal score term's parameters set at random, as the shipped
+ * weights hold them at zero), the self-test that guards serving, and the fallback. Skipped (with the reason
  * printed) where onnxruntime-node is not installed, e.g. after `npm install --omit=optional`.
  */
 import { readFileSync } from 'node:fs';
@@ -11,7 +12,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../src/encoder/backend.js';
 import { loadOnnxRuntime } from '../src/onnx/runtime.js';
-import { INPUT } from '../src/heads/reader/architecture.js';
+import * as tf from '@tensorflow/tfjs-core';
+import { INPUT, ORDINAL } from '../src/heads/reader/architecture.js';
 import type { ReaderQuestion, ReaderText } from '../src/heads/reader/batch.js';
 import { baseOf, correctAnswers, correctAnswersWith, type AnsweredQuestion } from '../src/heads/reader/correct.js';
 import { readerFor } from '../src/heads/reader/load.js';
@@ -73,21 +75,37 @@ function worst(a: readonly number[][], b: readonly number[][]): number {
 describe.skipIf(native !== null || !readerName)('reader on onnxruntime-node (parity with tfjs-wasm)', () => {
   let reader: LoadedReader;
   let ort: OnnxReader;
+  /** The shipped reader with the ordinal term's parameters at random (nonzero), on both backends. */
+  let ordinal: { reader: LoadedReader; ort: OnnxReader };
   beforeAll(async () => {
     await initBackend('wasm');
     reader = readerFor(readerName!, weightsDir);
     ort = await OnnxReader.create(reader);
+    // At the scale of the trained readouts' matching layers (h like score's, s like noul's).
+    const like: Record<string, string> = { 'ord.h.w1': 'score.w1', 'ord.h.b1': 'score.b1', 'ord.h.w2': 'score.w2', 'ord.s.w1': 'noul.w1', 'ord.s.b1': 'noul.b1', 'ord.s.w2': 'noul.w2', 'ord.s.b2': 'noul.b2' };
+    const deviation = (t: tf.Tensor) => Math.max(0.01, Math.sqrt(tf.moments(t).variance.dataSync()[0]! + tf.moments(t).mean.dataSync()[0]! ** 2));
+    let seed = 90;
+    const members = reader.members.map((p) =>
+      Object.fromEntries(Object.entries(p).map(([n, v]) => [n, n.startsWith(ORDINAL) ? tf.keep(tf.randomNormal(v.shape, 0, deviation(p[like[n]!]!), 'float32', seed++)) : v])),
+    );
+    const withTerm = { ...reader, members };
+    ordinal = { reader: withTerm, ort: await OnnxReader.create(withTerm) };
   });
-  afterAll(() => ort?.dispose());
+  afterAll(() => {
+    ort?.dispose();
+    ordinal?.ort.dispose();
+  });
 
   it('logits and corrected probabilities equal the tfjs reader within 1e-4 on generated batches', async () => {
     await fc.assert(
       fc.asyncProperty(stateArb, fc.array(answeredArb, { minLength: 1, maxLength: 7 }), async (state, questions) => {
         const inputs = withBase(questions);
-        expect(worst(await ort.logits(state, inputs), readerLogits(reader, state, inputs))).toBeLessThanOrEqual(TOLERANCE);
-        const want = correctAnswers(reader, state, questions);
-        const got = await correctAnswersWith(reader, (s, q) => ort.logits(s, q), state, questions);
-        expect(worst(got, want)).toBeLessThanOrEqual(TOLERANCE);
+        for (const [r, o] of [[reader, ort], [ordinal.reader, ordinal.ort]] as const) {
+          expect(worst(await o.logits(state, inputs), readerLogits(r, state, inputs))).toBeLessThanOrEqual(TOLERANCE);
+          const want = correctAnswers(r, state, questions);
+          const got = await correctAnswersWith(r, (s, q) => o.logits(s, q), state, questions);
+          expect(worst(got, want)).toBeLessThanOrEqual(TOLERANCE);
+        }
       }),
       { numRuns: 40, seed: 15 },
     );
@@ -97,8 +115,10 @@ describe.skipIf(native !== null || !readerName)('reader on onnxruntime-node (par
     await fc.assert(
       fc.asyncProperty(stateArb, fc.array(mixedArb, { minLength: 2, maxLength: 6 }), async (state, answered) => {
         const questions = withBase(answered);
-        const together = await ort.logits(state, questions);
-        for (const [i, q] of questions.entries()) expect(await ort.logits(state, [q])).toEqual([together[i]]);
+        for (const o of [ort, ordinal.ort]) {
+          const together = await o.logits(state, questions);
+          for (const [i, q] of questions.entries()) expect(await o.logits(state, [q])).toEqual([together[i]]);
+        }
       }),
       { numRuns: 15, seed: 17 },
     );
@@ -106,6 +126,9 @@ describe.skipIf(native !== null || !readerName)('reader on onnxruntime-node (par
 
   it('its self-test passes, and rejects logits that are off', async () => {
     await expect(readerSelfTest(reader, (s, q) => ort.logits(s, q))).resolves.toBeUndefined();
+    await expect(readerSelfTest(ordinal.reader, (s, q) => ordinal.ort.logits(s, q))).resolves.toBeUndefined();
+    // The probe has score questions, so a native graph that lost the term fails the self-test.
+    await expect(readerSelfTest(ordinal.reader, (s, q) => ort.logits(s, q))).rejects.toThrow(/self-test failed/);
     const skewed = async (s: ReaderText, q: readonly ReaderQuestion[]) => (await ort.logits(s, q)).map((l, i) => (i === 2 ? l.map((v) => v + 0.01) : l));
     await expect(readerSelfTest(reader, skewed)).rejects.toThrow(/self-test failed: logits differ/);
   });

@@ -14,8 +14,12 @@
  * - choice: one logit per option from that option's own tokens with the same parameters for
  *   every option; options never see each other, so the answer cannot depend on option order;
  * - score: one logit per level, like choice, plus the level's distance from the middle of the
- *   rubric, which is the same for a level and its mirror image, so a reversed rubric gives the
- *   reversed distribution exactly.
+ *   rubric, which is the same for a level and its mirror image; and an ordinal term s * d * p_k
+ *   (`ORDINAL`): p_k = 2k / (K - 1) - 1 the level's signed position, h_k a scalar read from the
+ *   level's own line (same parameters for every level), d = sum_k p_k h_k / K the direction of
+ *   the rubric (which end its words put high), s an intensity read from the instructions (which
+ *   attended over the state). A reversed rubric flips p and d together, so d * p_k of a level's
+ *   text is unchanged and the reversed rubric gives the reversed distribution exactly.
  *
  * Everything here is data: widths, parameter names and shapes. `forward.ts` runs it on tfjs
  * (training and serving), and any other backend follows the same table.
@@ -103,9 +107,25 @@ export function paramShapes(s: ReaderShape): Record<string, number[]> {
     'score.w1': [3 * r + 2, s.mlp],
     'score.b1': [s.mlp],
     'score.w2': [s.mlp, 1],
+    // The ordinal term: h_k from [line, line * instructions, instructions] (no output bias: a
+    // constant added to every h_k cancels in d), s from the instructions' readout.
+    'ord.h.w1': [3 * r, s.mlp],
+    'ord.h.b1': [s.mlp],
+    'ord.h.w2': [s.mlp, 1],
+    'ord.s.w1': [r, s.mlp],
+    'ord.s.b1': [s.mlp],
+    'ord.s.w2': [s.mlp, 1],
+    'ord.s.b2': [1],
   });
   return out;
 }
+
+/**
+ * Prefix of the ordinal term's parameters. A weight file written before they existed (its
+ * manifest lacks `ordinal: true`) reads them as zeros, which makes the term exactly 0: such a
+ * reader gives the answers it gave before the term existed.
+ */
+export const ORDINAL = 'ord.';
 
 /**
  * Parameters that start as a copy of another (training's warm start): the state's projections
@@ -128,6 +148,10 @@ export function initOf(name: string, shape: readonly number[]): 'zeros' | 'ones'
   if (name === 'out.pool') return 'zeros';
   // Readouts start at zero: the reader's logits are a correction added to the shipped heads'
   // log-probabilities (`ReaderQuestion.base`), so its first step reproduces those heads.
+  // The ordinal term's h is the exception: s's last layer at zero already makes the term 0,
+  // and a small random h gives s a gradient from the first step (with both at zero, neither
+  // would ever move).
+  if (name === 'ord.h.w2') return 0.1 * Math.sqrt(1 / shape[0]!);
   if (/\.w2$/.test(name)) return 'zeros';
   return Math.sqrt(1 / shape[0]!);
 }

@@ -63,9 +63,25 @@ export interface ReaderBatch {
   noul: { instr: number[]; yes: number[]; no: number[]; hasCrit: number[]; base: number[] } | null;
   /** Outcome lines of choice (or score) questions, flat, and each question's slots in them. */
   choice: OutcomeLayout | null;
-  score: (OutcomeLayout & { position: number[]; count: number[] }) | null;
+  score: (OutcomeLayout & ScoreLevels) | null;
   /** Per question in input order (group by group): its type and index among its type. */
   order: { type: ReaderQuestion['type']; index: number; outcomes: number }[];
+}
+
+/** Per score level (flat, as `line`): what its logit reads besides its texts. */
+export interface ScoreLevels {
+  /** |p_k|, the distance from the rubric's middle (p_k = 2k / (K - 1) - 1; 0 when K = 1). */
+  position: number[];
+  /** K / 10. */
+  count: number[];
+  /** p_k, signed: the ordinal term's position. */
+  signed: number[];
+  /** The flat index of the level's mirror image, K - 1 - k (the middle level its own). */
+  mirror: number[];
+  /** The index of the level's question among the batch's score questions. */
+  question: number[];
+  /** 1 / (2K): d = sum_k p_k (h_k - h_mirror) / (2K), the ordinal term's direction. */
+  scale: number[];
 }
 
 export interface OutcomeLayout {
@@ -133,7 +149,7 @@ export function readerBatchData(groups: readonly ReaderGroup[]): ReaderBatchData
   const order: ReaderBatch['order'] = [];
   const noul = { instr: [] as number[], yes: [] as number[], no: [] as number[], hasCrit: [] as number[], base: [] as number[] };
   const choice: OutcomeLayout = { line: [], instr: [], slots: [], width: 0, base: [] };
-  const score = { line: [] as number[], instr: [] as number[], slots: [] as number[][], width: 0, base: [] as number[], position: [] as number[], count: [] as number[] };
+  const score: OutcomeLayout & ScoreLevels = { line: [], instr: [], slots: [], width: 0, base: [], position: [], count: [], signed: [], mirror: [], question: [], scale: [] };
   const T = up8(Math.max(1, ...groups.map((g) => g.questions.reduce((s, q) => s + 1 + q.lines.length, 0))));
   const zeroRow = G * T;
   groups.forEach((g, gi) => {
@@ -166,8 +182,13 @@ export function readerBatchData(groups: readonly ReaderGroup[]): ReaderBatchData
           target.base.push(q.base?.[k] ?? 0);
           if (q.type === 'score') {
             const n = lines.length;
-            score.position.push(n > 1 ? Math.abs((2 * k) / (n - 1) - 1) : 0);
+            const p = n > 1 ? (2 * k) / (n - 1) - 1 : 0;
+            score.position.push(Math.abs(p));
             score.count.push(n / 10);
+            score.signed.push(p);
+            score.mirror.push(start + n - 1 - k);
+            score.question.push(score.slots.length - 1);
+            score.scale.push(1 / (2 * n));
           }
         });
       }

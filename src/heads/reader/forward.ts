@@ -8,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { BOUND, type ReaderShape } from './architecture.js';
-import type { OutcomeLayout, ReaderBatch } from './batch.js';
+import type { OutcomeLayout, ReaderBatch, ScoreLevels } from './batch.js';
 import { batchedProduct } from '../../kernels/batch-matmul.js';
 import { dense, gemmReady, packable, packDense, type PackedDense } from '../../kernels/gemm.js';
 
@@ -153,6 +153,33 @@ function rows(v: tf.Tensor2D, index: readonly number[], differentiable: boolean)
   return tf.matMul(tf.tensor2d(onehot, [index.length, n]), v);
 }
 
+/** Entries of a vector by index (see `rows`). */
+function entries(x: tf.Tensor1D, index: readonly number[], differentiable: boolean): tf.Tensor1D {
+  return tf.reshape(rows(tf.reshape(x, [-1, 1]) as tf.Tensor2D, index, differentiable), [-1]) as tf.Tensor1D;
+}
+
+/**
+ * The ordinal term of every score level, s * d * p_k (architecture.ts). d is summed as
+ * sum_k p_k (h_k - h_mirror(k)) / (2K): those summands read the same from both ends of the
+ * rubric and are all negated by a reversal, so d flips sign exactly in float arithmetic
+ * (sum_k p_k h_k, summed in level order, would not). The sum runs over each question's own
+ * levels in level order, one column at a time, so a question's bits never depend on the rest
+ * of its batch (onnx-graph.ts sums in the same order).
+ */
+function ordinalTerm(lin: Linear, v: tf.Tensor2D, s: OutcomeLayout & ScoreLevels, pair: tf.Tensor2D, differentiable: boolean): tf.Tensor1D {
+  const h = mlp(lin, 'ord.h', pair);
+  const signed = tf.tensor1d(s.signed);
+  const t = tf.mul(signed, tf.sub(h, entries(h, s.mirror, differentiable))) as tf.Tensor1D;
+  const padded = tf.concat([t, tf.zeros([1])]) as tf.Tensor1D; // slots' padding points one past the end
+  const perQuestion = tf.reshape(entries(padded, s.slots.flat(), differentiable), [s.slots.length, s.width]);
+  const columns = tf.unstack(perQuestion, 1);
+  let sum = columns[0]!;
+  for (let k = 1; k < columns.length; k++) sum = tf.add(sum, columns[k]!);
+  const direction = tf.mul(entries(sum as tf.Tensor1D, s.question, differentiable), tf.tensor1d(s.scale));
+  const intensity = mlp(lin, 'ord.s', rows(v, s.instr, differentiable));
+  return tf.mul(tf.mul(direction, signed), intensity) as tf.Tensor1D;
+}
+
 /** [line, line * instructions, instructions] rows. */
 function pairFeatures(v: tf.Tensor2D, line: readonly number[], instr: readonly number[], differentiable: boolean): tf.Tensor2D {
   const l = rows(v, line, differentiable);
@@ -249,7 +276,9 @@ export function readerForward(
   if (b.score) {
     const s = b.score;
     const extra = tf.tensor2d(s.position.flatMap((pos, i) => [pos, s.count[i]!]), [s.position.length, 2]);
-    score = bound(tf.add(tf.tensor1d(s.base), mlp(lin, 'score', tf.concat([pairFeatures(v, s.line, s.instr, d), extra], 1)))) as tf.Tensor1D;
+    const pair = pairFeatures(v, s.line, s.instr, d);
+    const levels = tf.add(mlp(lin, 'score', tf.concat([pair, extra], 1)), ordinalTerm(lin, v, s, pair, d));
+    score = bound(tf.add(tf.tensor1d(s.base), levels)) as tf.Tensor1D;
   }
   return { noul, choice, score };
 }

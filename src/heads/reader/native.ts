@@ -41,6 +41,8 @@ export function probeQuestions(): { state: ReaderText; questions: ReaderQuestion
       { type: 'noul', instructions: t(5, 5), lines: [t(3, 6), t(4, 7)], base: [-2, -0.14] },
       { type: 'choice', instructions: t(7, 8), lines: [t(2, 9), t(0, 10), t(3, 11)], base: [-1, -0.7, -1.8] },
       { type: 'score', instructions: t(4, 12), lines: [t(1, 13), t(2, 14), t(3, 15), t(1, 16)], base: [-1.4, -1.2, -1.5, -1.5] },
+      // An odd rubric too: its middle level is its own mirror image in the ordinal term.
+      { type: 'score', instructions: t(3, 17), lines: [t(2, 18), t(1, 19), t(2, 20)], base: [-1.1, -1, -1.2] },
     ],
   };
 }

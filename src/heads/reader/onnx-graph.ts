@@ -13,7 +13,8 @@
  * - per type, the readout rows (int64 indices into the T + 1 readout rows, the last all zeros)
  *   and the base heads' log-probabilities: `noulInstr`, `noulYes`, `noulNo`, `noulCrit`,
  *   `noulBase` [N]; `choiceLine`, `choiceInstr`, `choiceBase` [C]; `scoreLine`, `scoreInstr`,
- *   `scoreBase` [S], `scoreExtra` [S, 2]. A type with no question is fed one dummy row
+ *   `scoreBase` [S], `scoreExtra` [S, 2], and for the ordinal term `scoreSigned`, `scoreScale`
+ *   [S], `scoreMirror`, `scoreQuestion` int64 [S] (batch.ts' `ScoreLevels`). A type with no question is fed one dummy row
  *   (onnxruntime's kernels are not all safe on empty tensors) and its output ignored.
  *
  * Outputs per member m: bounded logits `noul_m` [N], `choice_m` [C], `score_m` [S], as
@@ -46,6 +47,8 @@ export const READER_FLOAT_INPUTS: Record<string, (string | number)[]> = {
   choiceBase: ['C'],
   scoreBase: ['S'],
   scoreExtra: ['S', 2],
+  scoreSigned: ['S'],
+  scoreScale: ['S'],
 };
 export const READER_INDEX_INPUTS: Record<string, string> = {
   rowText: 'R',
@@ -56,6 +59,8 @@ export const READER_INDEX_INPUTS: Record<string, string> = {
   choiceInstr: 'C',
   scoreLine: 'S',
   scoreInstr: 'S',
+  scoreMirror: 'S',
+  scoreQuestion: 'S',
 };
 
 /** Values every member reads: normalised inputs, the row cues, and per-text sums over rows. */
@@ -139,7 +144,17 @@ function member(g: GraphBuilder, shape: ReaderShape, p: ReaderParams, m: number,
   const delta = g.op('Add', [g.op('Mul', [g.op('Sub', [g.fill(1), 'noulCrit']), plain]), g.op('Mul', ['noulCrit', criteria])]);
   bound(delta, 'noulBase', `noul_${m}`);
   bound(mlp('choice', pair('choiceLine', 'choiceInstr')), 'choiceBase', `choice_${m}`);
-  bound(mlp('score', g.op('Concat', [pair('scoreLine', 'scoreInstr'), 'scoreExtra'], { axis: 1 })), 'scoreBase', `score_${m}`);
+  const levelPair = pair('scoreLine', 'scoreInstr');
+  const independent = mlp('score', g.op('Concat', [levelPair, 'scoreExtra'], { axis: 1 }));
+  // The ordinal term (forward.ts' `ordinalTerm`): summands p_k (h_k - h_mirror) that a reversal
+  // negates exactly, summed per question in level order by a scatter-add, as tfjs sums them.
+  const level = mlp('ord.h', levelPair);
+  const summands = g.op('Mul', ['scoreSigned', g.op('Sub', [level, g.op('Gather', [level, 'scoreMirror'], { axis: 0 })])]);
+  const zeros = g.op('Expand', [g.fill(0, [1]), g.op('Shape', [summands])]); // [S] >= questions
+  const perQuestion = g.op('ScatterElements', [zeros, 'scoreQuestion', summands], { axis: 0, reduction: 'add' });
+  const direction = g.op('Mul', [g.op('Gather', [perQuestion, 'scoreQuestion'], { axis: 0 }), 'scoreScale']);
+  const term = g.op('Mul', [g.op('Mul', [direction, 'scoreSigned']), mlp('ord.s', rows('scoreInstr'))]);
+  bound(g.op('Add', [independent, term]), 'scoreBase', `score_${m}`);
 }
 
 /** The reader's model for these members (see the module comment). */

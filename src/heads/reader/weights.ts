@@ -3,10 +3,15 @@
  * half floats (fp16) in `paramShapes` order, member after member, with the shape, temperatures
  * per question type and option-count bucket, and a sha256 of the bytes; validated at load with
  * a precise message for each problem.
+ *
+ * A file written before the ordinal score term existed lacks its parameters (`ORDINAL`): its
+ * manifest has no `ordinal: true`, so its table skips them and they load as zeros, which makes
+ * the term exactly 0 (the reader answers as before). One forward pass serves both, with no
+ * second code path; training writes `ordinal: true`.
  * @module
  */
 import { sha256Hex } from '../sha256.js';
-import { paramShapes, type ReaderShape } from './architecture.js';
+import { ORDINAL, paramShapes, type ReaderShape } from './architecture.js';
 
 export interface ReaderManifest {
   format: 'evalmodel-reader/1';
@@ -17,6 +22,8 @@ export interface ReaderManifest {
   /** Ensemble members (their logits are averaged). */
   members: number;
   temperatures: Record<string, number>;
+  /** True when the file holds the ordinal term's parameters (absent: they read as zeros). */
+  ordinal?: boolean;
   [extra: string]: unknown;
 }
 
@@ -99,7 +106,10 @@ export function decodeParams(manifest: ReaderManifest, bytes: Uint8Array): Recor
     const t = manifest.temperatures?.[b];
     if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0.05 || t > 20) throw new Error(`reader: temperature for ${b} missing or out of range (${String(t)})`);
   }
-  const shapes = paramShapes(s);
+  if (manifest.ordinal !== undefined && manifest.ordinal !== true) throw new Error(`reader: bad ordinal flag ${String(manifest.ordinal)}`);
+  const all = paramShapes(s);
+  const stored = (name: string) => manifest.ordinal === true || !name.startsWith(ORDINAL);
+  const shapes = Object.fromEntries(Object.entries(all).filter(([name]) => stored(name)));
   const total = Object.values(shapes).reduce((acc, sh) => acc + sh.reduce((a, b) => a * b, 1), 0);
   if (bytes.byteLength !== total * 2 * manifest.members) throw new Error(`reader: weight file has ${bytes.byteLength} bytes, ${manifest.members} members of this shape need ${total * 2 * manifest.members}`);
   const copy = new Uint8Array(bytes.byteLength);
@@ -108,9 +118,13 @@ export function decodeParams(manifest: ReaderManifest, bytes: Uint8Array): Recor
   let at = 0;
   return Array.from({ length: manifest.members }, () => {
     const out: Record<string, Float32Array> = {};
-    for (const [name, sh] of Object.entries(shapes)) {
+    for (const [name, sh] of Object.entries(all)) {
       const size = sh.reduce((a, b) => a * b, 1);
       const v = new Float32Array(size);
+      if (!stored(name)) {
+        out[name] = v;
+        continue;
+      }
       for (let i = 0; i < size; i++) v[i] = fromHalf(halves[at + i]!);
       out[name] = v;
       at += size;

@@ -15,7 +15,9 @@
  * TRAIN_REINIT (comma-separated name prefixes of parameters to start afresh when resuming),
  * TRAIN_DROP_NOUL / TRAIN_KEEP_NOUL (source prefixes whose yes/no questions are left out / the only
  * ones kept), TRAIN_INIT (the key of an earlier run whose members' final parameters this run's
- * members start from, instead of the initialisation: a continuation on new data),
+ * members start from, instead of the initialisation: a continuation on new data; parameters
+ * that run lacks, such as the ordinal score term's, keep their initialisation, which leaves its
+ * members' answers unchanged at step 0),
  * EVALMODEL_DATA, EVALMODEL_CACHE.
  * @module
  */
@@ -42,7 +44,7 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 // its lines back until the run ends.
 const log = (msg: string) => writeSync(2, `[train ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-function initParams(shape: ReaderShape, seed: number): Record<string, tf.Variable> {
+export function initParams(shape: ReaderShape, seed: number): Record<string, tf.Variable> {
   const out: Record<string, tf.Variable> = {};
   let s = seed;
   for (const [name, sh] of Object.entries(paramShapes(shape))) {
@@ -52,6 +54,20 @@ function initParams(shape: ReaderShape, seed: number): Record<string, tf.Variabl
   }
   for (const [name, from] of Object.entries(tiedAtInit(shape))) out[name]!.assign(out[from]!);
   return out;
+}
+
+/**
+ * TRAIN_INIT: an earlier run's final parameters into this run's variables. Parameters that run
+ * lacks (added to the architecture since, like the ordinal score term's) keep their
+ * initialisation, which leaves the earlier members' answers unchanged at step 0. Returns their names.
+ */
+export function continueFrom(params: Record<string, tf.Variable>, values: Record<string, number[]>): string[] {
+  const fresh: string[] = [];
+  for (const [name, v] of Object.entries(params)) {
+    if (values[name]) v.assign(tf.tensor(values[name], v.shape));
+    else fresh.push(name);
+  }
+  return fresh;
 }
 
 interface Checkpoint {
@@ -175,8 +191,8 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
   else if (settings.init !== '') {
     const from = path.join(memberDir(settings.init, member), 'final.json');
     const { values } = JSON.parse(readFileSync(from, 'utf8')) as { values: Record<string, number[]> };
-    for (const [name, v] of Object.entries(params)) v.assign(tf.tensor(values[name]!, v.shape));
-    log(`m${member}: started from ${from}`);
+    const fresh = continueFrom(params, values);
+    log(`m${member}: started from ${from}${fresh.length > 0 ? `; not in that run, initialised: ${fresh.join(', ')}` : ''}`);
   }
   // TRAIN_REINIT=prefix,...: parameters to start afresh on resume (a readout that died).
   const reinit = (process.env.TRAIN_REINIT ?? '').split(',').filter((x) => x !== '');
