@@ -100,6 +100,16 @@ describe('backend line', () => {
     const wasm: Pick<EngineStats, 'backend' | 'backends'> = { backend: 'wasm', backends: [{ name: 'wasm' }] };
     expect(backendLine({ ...wasm, reader: { backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: 'the encoder runs on wasm' }, { name: 'tfjs' }] } })).toBe('wasm · reader tfjs');
   });
+  it('adds what ran the trained heads before the reader, with the reason only for a fallback beside the native encoder', () => {
+    const native: Pick<EngineStats, 'backend' | 'backends'> = { backend: 'onnxruntime-node', backends: [{ name: 'onnxruntime-node' }] };
+    const ort = { backend: 'onnxruntime-node' as const, tried: [{ name: 'onnxruntime-node' as const }] };
+    expect(backendLine({ ...native, heads: ort, reader: ort })).toBe('onnxruntime-node · heads onnxruntime-node · reader onnxruntime-node');
+    expect(backendLine({ ...native, heads: { backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: 'self-test failed' }, { name: 'tfjs' }] }, reader: null })).toBe(
+      'onnxruntime-node · heads tfjs (onnxruntime-node passed over: self-test failed)',
+    );
+    const wasm: Pick<EngineStats, 'backend' | 'backends'> = { backend: 'wasm', backends: [{ name: 'wasm' }] };
+    expect(backendLine({ ...wasm, heads: { backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: 'the encoder runs on wasm' }, { name: 'tfjs' }] } })).toBe('wasm · heads tfjs');
+  });
 });
 
 describe('question flags', () => {

@@ -120,7 +120,7 @@ describe('evalmodel ask', () => {
     }
     // One ◀ per question marks the top outcome.
     expect(bars.filter((l) => l.endsWith('◀'))).toHaveLength(3);
-    expect(lines.at(-2)).toMatch(/^model evalmodel-1\.13\.0 · \d+ input tokens · 0 output tokens · backend (onnxruntime-node|tensorflow|wasm|cpu)( \(.*passed over.*\))? · reader (onnxruntime-node|tfjs)( \(.*passed over.*\))? · [\d.]+ s$/);
+    expect(lines.at(-2)).toMatch(/^model evalmodel-1\.13\.0 · \d+ input tokens · 0 output tokens · backend (onnxruntime-node|tensorflow|wasm|cpu)( \(.*passed over.*\))? · heads (onnxruntime-node|tfjs)( \(.*passed over.*\))? · reader (onnxruntime-node|tfjs)( \(.*passed over.*\))? · [\d.]+ s$/);
   });
 
   it('--json prints the raw SystemOneResponse, with the same numbers the bars show', () => {

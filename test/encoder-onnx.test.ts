@@ -109,17 +109,19 @@ describe.skipIf(native !== null)('encoder on onnxruntime-node (parity with tfjs-
 });
 
 describe('encoder backend registry', () => {
-  it.skipIf(native !== null)('runs the encoder on onnxruntime-node first, the heads on a tfjs backend', async () => {
+  it.skipIf(native !== null)('runs the encoder on onnxruntime-node first, and the trained heads and the reader beside it once asked', async () => {
     const engine = await createEngine();
     try {
       const stats = engine.stats();
       expect(stats.backend).toBe('onnxruntime-node');
       expect(stats.backends[0]).toEqual({ name: 'onnxruntime-node' });
       expect(['tensorflow', 'wasm', 'cpu']).toContain(stats.tfjsBackend);
-      // The reader follows the encoder onto onnxruntime-node at its first request.
+      // The trained heads and the reader follow the encoder onto onnxruntime-node at their first request.
       expect(stats.reader).toBeNull();
+      expect(stats.heads).toBeNull();
       await engine.evaluate({ model: 'evalmodel-latest', state: 'The parcel arrived broken.', questions: { q: { type: 'noul', instructions: 'Is the customer unhappy?' } } });
       expect(engine.stats().reader).toEqual({ backend: 'onnxruntime-node', tried: [{ name: 'onnxruntime-node' }] });
+      expect(engine.stats().heads).toEqual({ backend: 'onnxruntime-node', tried: [{ name: 'onnxruntime-node' }] });
     } finally {
       await engine.close();
     }
@@ -159,7 +161,7 @@ const data = dataDir();
 const hasData = existsSync(path.join(data, 'jevbench-sample'));
 if (!hasData) console.warn(`test/encoder-onnx.test.ts: answer parity on jevbench-sample skipped (no shared data at ${data})`);
 
-describe.skipIf(native !== null)('engine answers on onnxruntime-node (encoder and reader) equal the wasm engine to 1e-4', () => {
+describe.skipIf(native !== null)('engine answers on onnxruntime-node (encoder, heads and reader) equal the wasm engine to 1e-4', () => {
   let fast: Engine;
   let wasm: Engine;
   beforeAll(async () => {
@@ -196,7 +198,9 @@ describe.skipIf(native !== null)('engine answers on onnxruntime-node (encoder an
     // About 10 s alone; a loaded CI machine (or a parallel test file) takes several times that.
   }, 300_000);
 
-  it('ran the reader natively on the onnxruntime engine and on tfjs on the wasm one', () => {
+  it('ran the heads and the reader natively on the onnxruntime engine and on tfjs on the wasm one', () => {
+    expect(fast.stats().heads?.backend).toBe('onnxruntime-node');
+    expect(wasm.stats().heads).toEqual({ backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: 'the encoder runs on wasm' }, { name: 'tfjs' }] });
     expect(fast.stats().reader?.backend).toBe('onnxruntime-node');
     expect(wasm.stats().reader).toEqual({ backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: 'the encoder runs on wasm' }, { name: 'tfjs' }] });
   });

@@ -7,7 +7,8 @@
  *
  * Configurations (ids): wasm-1 (the tfjs wasm engine, one engine in this thread), wasm-pool
  * (2 workers), ort-1 (onnxruntime-node, one intra-op thread), ort-1t2 (one engine, two intra-op
- * threads), ort-pool (2 workers, one thread each). Per configuration: jevbench-sample one request
+ * threads), ort-pool (2 workers, one thread each), ort-1-tfjs-heads (ort-1 with the trained heads
+ * on tfjs-wasm, as before they ran on onnxruntime: the A/B of heads/native/). Per configuration: jevbench-sample one request
  * at a time (all new / new state + known rubric / repeated), and throughput with every request
  * at once (new states, known rubrics: a server's load). GFLOP/s of a one-engine configuration
  * are the encoder's counted work over the wall time of the known-rubric requests, against the
@@ -19,6 +20,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { readEncoderWork } from '../../src/encoder/index.js';
+import { setNativeHeadsEnabled } from '../../src/heads/native/backend.js';
 import { createEngine, createEnginePool, type BackendName, type Engine } from '../../src/index.js';
 import { loadCases, withNonce } from './inputs.js';
 import { jevbenchGroup, warmRubrics } from './jevbench.js';
@@ -41,6 +43,8 @@ interface Config {
   backend: BackendName;
   workers: number;
   threads: number;
+  /** false: the trained heads on tfjs even beside the native encoder (setNativeHeadsEnabled). */
+  nativeHeads?: boolean;
 }
 
 const CONFIGS: Config[] = [
@@ -49,6 +53,7 @@ const CONFIGS: Config[] = [
   { id: 'ort-1', label: 'onnxruntime, one engine, 1 thread', backend: 'onnxruntime-node', workers: 1, threads: 1 },
   { id: 'ort-1t2', label: 'onnxruntime, one engine, 2 threads', backend: 'onnxruntime-node', workers: 1, threads: 2 },
   { id: 'ort-pool', label: 'onnxruntime, pool of 2 (1 thread each)', backend: 'onnxruntime-node', workers: 2, threads: 1 },
+  { id: 'ort-1-tfjs-heads', label: 'onnxruntime, 1 thread, heads on tfjs', backend: 'onnxruntime-node', workers: 1, threads: 1, nativeHeads: false },
 ];
 
 interface Run {
@@ -84,6 +89,7 @@ function summarise(id: string, group: string, label: string, runs: Run[]): CaseR
 
 async function measure(config: Config, round: number, cases: ReturnType<typeof loadCases>): Promise<Measured> {
   const engineConfig = { backend: config.backend, threads: config.threads };
+  setNativeHeadsEnabled(config.nativeHeads ?? true);
   const engine = config.workers === 1 ? await createEngine(engineConfig) : await createEnginePool({ ...engineConfig, workers: config.workers });
   try {
     const stats = engine.stats();
@@ -147,7 +153,8 @@ async function main(): Promise<void> {
   ];
   const row = (id: string) => rows.find((r) => r.config.id === id);
   const [wasm1, wasmPool] = [row('wasm-1'), row('wasm-pool')];
-  const natives = rows.filter((r) => r.config.backend === 'onnxruntime-node');
+  // The heads-on-tfjs configuration is the "before" of an A/B, not a candidate for the targets.
+  const natives = rows.filter((r) => r.config.backend === 'onnxruntime-node' && r.config.nativeHeads !== false);
   if (natives.length > 0) {
     const bestKnown = natives.reduce((a, b) => (b.known < a.known ? b : a));
     const bestRps = natives.reduce((a, b) => (b.rps > a.rps ? b : a));
@@ -156,6 +163,8 @@ async function main(): Promise<void> {
     if (wasm1 && ort1) lines.push(`  one engine, known rubric p50: wasm / onnxruntime = ${(wasm1.known / ort1.known).toFixed(2)}x (>= 2.5x: ${wasm1.known / ort1.known >= 2.5 ? 'yes' : 'NO'})`);
     lines.push(`  best onnxruntime known-rubric p50 ${bestKnown.known.toFixed(1)} ms (${bestKnown.config.label}) (<= 20 ms: ${bestKnown.known <= 20 ? 'yes' : 'NO'})`);
     lines.push(`  all new / known rubric on it: ${(bestKnown.cold / bestKnown.known).toFixed(2)}x (<= 3x: ${bestKnown.cold / bestKnown.known <= 3 ? 'yes' : 'NO'})`);
+    const before = row('ort-1-tfjs-heads');
+    if (before && ort1) lines.push(`  one engine, known rubric p50, heads on tfjs / on onnxruntime: ${before.known.toFixed(1)} / ${ort1.known.toFixed(1)} ms = ${(before.known / ort1.known).toFixed(2)}x; hit ${before.hit.toFixed(1)} / ${ort1.hit.toFixed(1)} ms`);
     if (wasmPool) lines.push(`  throughput, best onnxruntime (${bestRps.config.label}) / wasm pool: ${(bestRps.rps / wasmPool.rps).toFixed(2)}x (>= 2.5x: ${bestRps.rps / wasmPool.rps >= 2.5 ? 'yes' : 'NO'})`);
   }
   console.log(lines.join('\n'));

@@ -102,18 +102,21 @@ export function renderResponse(response: SystemOneResponse, footerExtra = ''): s
 /**
  * The backend an engine runs on, and why each one before it in the registry's order did not
  * start: "onnxruntime-node", or "wasm (onnxruntime-node passed over: <reason>)"; then, once a
- * request has used a model with a reader, what ran the reader: "· reader onnxruntime-node", or
- * "· reader tfjs (onnxruntime-node passed over: <reason>)" where the encoder ran natively and the
- * reader did not (on wasm the reader runs on tfjs by design, so no reason is given).
+ * request has used a model with trained heads or a reader, what ran them: "· heads
+ * onnxruntime-node · reader onnxruntime-node", or "· heads tfjs (onnxruntime-node passed over:
+ * <reason>)" where the encoder ran natively and they did not (on wasm they run on tfjs by
+ * design, so no reason is given).
  */
-export function backendLine(stats: Pick<EngineStats, 'backend' | 'backends'> & Partial<Pick<EngineStats, 'reader'>>): string {
+export function backendLine(stats: Pick<EngineStats, 'backend' | 'backends'> & Partial<Pick<EngineStats, 'reader' | 'heads'>>): string {
   const winner = stats.backends.findIndex((b) => b.name === stats.backend && b.error === undefined);
   // Only those before it in the order: a tfjs backend tried later for the heads is not a fallback.
   const skipped = stats.backends.slice(0, winner < 0 ? stats.backends.length : winner).filter((b) => b.error !== undefined);
   const encoder = skipped.length === 0 ? stats.backend : `${stats.backend} (${skipped.map((b) => `${b.name} passed over: ${b.error}`).join('; ')})`;
-  const reader = stats.reader;
-  if (!reader) return encoder;
-  const fellBack = stats.backend === 'onnxruntime-node' ? reader.tried.filter((t) => t.error !== undefined) : [];
-  const why = fellBack.length === 0 ? '' : ` (${fellBack.map((t) => `${t.name} passed over: ${t.error}`).join('; ')})`;
-  return `${encoder} · reader ${reader.backend}${why}`;
+  const part = (label: string, report: EngineStats['reader'] | undefined) => {
+    if (!report) return '';
+    const fellBack = stats.backend === 'onnxruntime-node' ? report.tried.filter((t) => t.error !== undefined) : [];
+    const why = fellBack.length === 0 ? '' : ` (${fellBack.map((t) => `${t.name} passed over: ${t.error}`).join('; ')})`;
+    return ` · ${label} ${report.backend}${why}`;
+  };
+  return `${encoder}${part('heads', stats.heads)}${part('reader', stats.reader)}`;
 }

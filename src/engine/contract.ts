@@ -106,6 +106,12 @@ export interface EngineStats {
    */
   reader: { backend: 'onnxruntime-node' | 'tfjs'; tried: { name: 'onnxruntime-node' | 'tfjs'; error?: string }[] } | null;
   /**
+   * What runs the trained late-interaction heads (null until a request has used them):
+   * onnxruntime-node where the encoder runs there and the heads' graphs passed their self-test
+   * against the tfjs path, else tfjs; `tried` gives the reason for a fallback.
+   */
+  heads: { backend: 'onnxruntime-node' | 'tfjs'; tried: { name: 'onnxruntime-node' | 'tfjs'; error?: string }[] } | null;
+  /**
    * What runs the tfjs matrix products: `evalmodel-gemm`, our WebAssembly kernel (on the wasm
    * backend, where its self-test passed), or `tfjs`, the backend's own.
    */

@@ -267,6 +267,7 @@ class PipelineEngine implements Engine {
       tfjsBackend: this.encoder.backend.tfjs,
       backends: this.encoder.backend.tried.map((t) => ({ ...t })),
       reader: this.trainedHeads.readerBackend && { backend: this.trainedHeads.readerBackend.backend, tried: this.trainedHeads.readerBackend.tried.map((t) => ({ ...t })) },
+      heads: this.trainedHeads.headsBackend && { backend: this.trainedHeads.headsBackend.backend, tried: this.trainedHeads.headsBackend.tried.map((t) => ({ ...t })) },
       matmul: gemmReady() ? 'evalmodel-gemm' : 'tfjs',
       stateEncodes: this.stateEncodes + nli.stateRuns,
       exact: { ...this.exactCounts, enabled: this.config.exact },

@@ -99,17 +99,15 @@ export function connectPeers(peers: PeerInit, encoder: Encoder, heads?: TrainedH
           Atomics.sub(busy, peers.index, 1);
         }
       } else if (m.type === 'heads') {
-        // Synchronous, like a row job: the asking worker waits for these logits.
-        let logits: number[][] | null = null;
+        // The asking worker waits for these logits; this worker counts as busy until they are
+        // sent (on onnxruntime-node the heads run asynchronously, native/backend.ts).
         Atomics.add(busy, peers.index, 1);
-        try {
-          logits = heads ? heads.logitsFor(m.spec, m.state, m.questions) : null;
-        } catch {
-          logits = null;
-        } finally {
-          Atomics.sub(busy, peers.index, 1);
-        }
-        port.postMessage({ type: 'heads-done', id: m.id, logits } satisfies PeerMessage);
+        void (async () => (heads ? await heads.logitsFor(m.spec, m.state, m.questions) : null))()
+          .catch(() => null)
+          .then((logits) => {
+            Atomics.sub(busy, peers.index, 1);
+            port.postMessage({ type: 'heads-done', id: m.id, logits } satisfies PeerMessage);
+          });
       } else if (m.type === 'heads-done') {
         headsWaiting.get(m.id)?.resolve(m.logits);
         headsWaiting.delete(m.id);

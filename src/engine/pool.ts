@@ -270,6 +270,7 @@ class EnginePool implements Engine {
       tfjsBackend: all[0]?.tfjsBackend ?? 'wasm',
       backends: all[0]?.backends ?? [],
       reader: all.find((s) => s.reader)?.reader ?? null,
+      heads: all.find((s) => s.heads)?.heads ?? null,
       matmul: all[0]?.matmul ?? 'tfjs',
       stateEncodes: sum((s) => s.stateEncodes),
       questionEncodes: sum((s) => s.questionEncodes),

@@ -124,66 +124,111 @@ export interface Aligned {
   pooled: Float32Array;
 }
 
-/**
- * Stage 1: aligns texts to a state's token states. The state is prepared once per call; the
- * similarity matrix is built for at most `cells` (text tokens x state tokens) at a time, which
- * changes no value (align-kernel.ts). Texts without tokens give empty alignments.
- */
-export function alignTexts(state: TextRep, texts: readonly TextRep[], cells = ALIGN_CELLS): Aligned[] {
+/** What stage 1's tensor work reads: the texts' normalised tokens and means, the state's side. */
+export interface AlignPlan {
+  state: TextRep;
+  texts: readonly TextRep[];
+  /** Text tokens in all. */
+  total: number;
+  stateCues: ReturnType<typeof textCues>;
+  /** 1 where a state token lies in a negation's scope [state.n]. */
+  stateNeg: Float32Array;
+  /** First token of each phrase span of the state. */
+  spanStarts: number[];
+  /** The texts' normalised token states, stacked [total, HIDDEN]. */
+  flat: Float32Array;
+  /** The texts' normalised means [texts, HIDDEN]. */
+  textMeans: Float32Array;
+}
+
+/** What stage 1's tensor work gives per text token and per text (align-kernel.ts; native/align-graph.ts). */
+export interface AlignCore {
+  best: Float32Array;
+  soft: Float32Array;
+  aligned: Float32Array;
+  negAtt: Float32Array;
+  argmax: Int32Array;
+  spanBest: Float32Array;
+  spanSoft: Float32Array;
+}
+
+/** Stage 1's inputs; `tensorWork` says whether there is anything to compare (text tokens and state tokens). */
+export function planAlignment(state: TextRep, texts: readonly TextRep[]): AlignPlan & { tensorWork: boolean } {
   const total = texts.reduce((s, t) => s + t.n, 0);
-  let best: Float32Array = new Float32Array(0);
-  let soft: Float32Array = new Float32Array(0);
-  let aligned: Float32Array = new Float32Array(0);
-  let spanBest: Float32Array = new Float32Array(texts.length);
-  let spanSoft: Float32Array = new Float32Array(texts.length);
-  let negAtt: Float32Array = new Float32Array(total);
-  let argmax: Int32Array = new Int32Array(total);
   const stateCues = textCues(state.ids ?? []);
   const stateNeg = state.ids && stateCues.negScope.length === state.n ? stateCues.negScope : new Float32Array(state.n);
-  if (total > 0 && state.n > 0) {
-    // Phrase vectors of the state: means of its normalised token states over sliding spans;
-    // each text is compared with them through the mean of its own normalised token states.
-    const starts: number[] = [];
-    for (let st = 0; st === 0 || st + SPAN - SPAN_STRIDE < state.n; st += SPAN_STRIDE) starts.push(st);
+  // Phrase vectors of the state: means of its normalised token states over sliding spans;
+  // each text is compared with them through the mean of its own normalised token states.
+  const spanStarts: number[] = [];
+  for (let st = 0; st === 0 || st + SPAN - SPAN_STRIDE < state.n; st += SPAN_STRIDE) spanStarts.push(st);
+  const tensorWork = total > 0 && state.n > 0;
+  const flat = new Float32Array(tensorWork ? total * HIDDEN : 0);
+  const textMeans = new Float32Array(tensorWork ? texts.length * HIDDEN : 0);
+  if (tensorWork) {
     // The texts' own halves (normalised tokens, normalised means) are kept per text.
-    const norms = textNorms(texts, HIDDEN);
-    const flat = new Float32Array(total * HIDDEN);
-    const textMeans = new Float32Array(texts.length * HIDDEN);
     let o = 0;
-    norms.forEach((t, k) => {
+    textNorms(texts, HIDDEN).forEach((t, k) => {
       flat.set(t.tokens, o);
       o += t.tokens.length;
       textMeans.set(t.mean, k * HIDDEN);
     });
-    // The state's side once, then the texts' tokens in blocks of rows (align-kernel.ts).
-    const side = prepareState({ state: state.tokens, n: state.n, width: HIDDEN, negation: stateNeg, spanStarts: starts, span: SPAN });
-    try {
-      best = new Float32Array(total);
-      soft = new Float32Array(total);
-      aligned = new Float32Array(total * HIDDEN);
-      const rows = Math.max(1, Math.floor(cells / side.columns));
-      for (let r0 = 0; r0 < total; r0 += rows) {
-        const r1 = Math.min(total, r0 + rows);
-        const out = tf.tidy(() => alignRows(side, tf.tensor2d(flat.subarray(r0 * HIDDEN, r1 * HIDDEN), [r1 - r0, HIDDEN]), BETA));
-        best.set(out[0]!.dataSync() as Float32Array, r0);
-        soft.set(out[1]!.dataSync() as Float32Array, r0);
-        aligned.set(out[2]!.dataSync() as Float32Array, r0 * HIDDEN);
-        negAtt.set(out[3]!.dataSync() as Float32Array, r0);
-        argmax.set(out[4]!.dataSync() as Int32Array, r0);
-        tf.dispose(out);
-      }
-      const spanOut = tf.tidy(() => spanScores(side, tf.tensor2d(textMeans, [texts.length, HIDDEN]), BETA));
-      spanBest = spanOut[0]!.dataSync() as Float32Array;
-      spanSoft = spanOut[1]!.dataSync() as Float32Array;
-      tf.dispose(spanOut);
-    } finally {
-      releaseState(side);
-    }
-  } else if (total > 0) {
-    best = new Float32Array(total);
-    soft = new Float32Array(total);
-    aligned = new Float32Array(total * HIDDEN);
   }
+  return { state, texts, total, stateCues, stateNeg, spanStarts, flat, textMeans, tensorWork };
+}
+
+/** Stage 1's tensor work on tfjs: the state's side once, then the texts' tokens in blocks of rows (align-kernel.ts). */
+function alignCore(plan: AlignPlan, cells: number): AlignCore {
+  const { state, total, texts } = plan;
+  const side = prepareState({ state: state.tokens, n: state.n, width: HIDDEN, negation: plan.stateNeg, spanStarts: plan.spanStarts, span: SPAN });
+  try {
+    const core: AlignCore = {
+      best: new Float32Array(total),
+      soft: new Float32Array(total),
+      aligned: new Float32Array(total * HIDDEN),
+      negAtt: new Float32Array(total),
+      argmax: new Int32Array(total),
+      spanBest: new Float32Array(0),
+      spanSoft: new Float32Array(0),
+    };
+    const rows = Math.max(1, Math.floor(cells / side.columns));
+    for (let r0 = 0; r0 < total; r0 += rows) {
+      const r1 = Math.min(total, r0 + rows);
+      const out = tf.tidy(() => alignRows(side, tf.tensor2d(plan.flat.subarray(r0 * HIDDEN, r1 * HIDDEN), [r1 - r0, HIDDEN]), BETA));
+      core.best.set(out[0]!.dataSync() as Float32Array, r0);
+      core.soft.set(out[1]!.dataSync() as Float32Array, r0);
+      core.aligned.set(out[2]!.dataSync() as Float32Array, r0 * HIDDEN);
+      core.negAtt.set(out[3]!.dataSync() as Float32Array, r0);
+      core.argmax.set(out[4]!.dataSync() as Int32Array, r0);
+      tf.dispose(out);
+    }
+    const spanOut = tf.tidy(() => spanScores(side, tf.tensor2d(plan.textMeans, [texts.length, HIDDEN]), BETA));
+    core.spanBest = spanOut[0]!.dataSync() as Float32Array;
+    core.spanSoft = spanOut[1]!.dataSync() as Float32Array;
+    tf.dispose(spanOut);
+    return core;
+  } finally {
+    releaseState(side);
+  }
+}
+
+/** Stage 1's result when there is nothing to compare: zeros. */
+export function emptyCore(plan: AlignPlan): AlignCore {
+  const { total, texts } = plan;
+  return {
+    best: new Float32Array(total),
+    soft: new Float32Array(total),
+    aligned: new Float32Array(total * HIDDEN),
+    negAtt: new Float32Array(total),
+    argmax: new Int32Array(total),
+    spanBest: new Float32Array(texts.length),
+    spanSoft: new Float32Array(texts.length),
+  };
+}
+
+/** Per text, from the tensor work's outputs: the token-id cues and the fixed match features (plain JavaScript). */
+export function finishAlignment(plan: AlignPlan, core: AlignCore): Aligned[] {
+  const { state, texts, stateCues } = plan;
+  const { best, soft, aligned, negAtt, argmax, spanBest, spanSoft } = core;
   const stateIds = new Set(state.ids ?? []);
   let row = 0;
   return texts.map((t, k) => {
@@ -204,6 +249,18 @@ export function alignTexts(state: TextRep, texts: readonly TextRep[], cells = AL
     const fixed = [mean(b), b.length ? Math.max(...b) : 0, mean(sf), cos, t.n === 0 ? 1 : 0, mean(exact), t.n ? spanBest[k]! : 0, t.n ? spanSoft[k]! : 0, own?.negated ?? 0, ...cmp];
     return { n: t.n, tokens: t.tokens.subarray(0, t.n * HIDDEN), aligned: a, best: b, soft: sf, exact, negAtt: na, selfNeg, fixed, pooled: t.pooled };
   });
+}
+
+/**
+ * Stage 1: aligns texts to a state's token states. The state is prepared once per call; the
+ * similarity matrix is built for at most `cells` (text tokens x state tokens) at a time, which
+ * changes no value (align-kernel.ts). Texts without tokens give empty alignments. The tensor
+ * work may run on onnxruntime-node instead (native/align-graph.ts), between the same plan and
+ * finish.
+ */
+export function alignTexts(state: TextRep, texts: readonly TextRep[], cells = ALIGN_CELLS): Aligned[] {
+  const plan = planAlignment(state, texts);
+  return finishAlignment(plan, plan.tensorWork ? alignCore(plan, cells) : emptyCore(plan));
 }
 
 /** Gain of the pair term: cosines of unrelated and of equal texts lie about 0.7 apart. */

@@ -70,14 +70,14 @@ export async function sharedLogits(
   spec: TrainedHeadsSpec,
   state: TextRep,
   questions: readonly QuestionInput[],
-  local: (questions: readonly QuestionInput[]) => number[][],
+  local: (questions: readonly QuestionInput[]) => number[][] | Promise<number[][]>,
   helper: HeadsHelper | null,
 ): Promise<number[][]> {
   const from = helper?.available() && state.n > 0 ? remoteFrom(questions) : -1;
   if (from < 0) return local(questions);
   const tail = questions.slice(from);
   const away = helper!.logits(spec, state, tail).catch(() => null);
-  const head = local(questions.slice(0, from));
+  const head = await local(questions.slice(0, from));
   const theirs = await away;
-  return [...head, ...(theirs && theirs.length === tail.length ? theirs : local(tail))];
+  return [...head, ...(theirs && theirs.length === tail.length ? theirs : await local(tail))];
 }

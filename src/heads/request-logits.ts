@@ -18,7 +18,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { RenderedQuestion } from '../canonical/index.js';
 import { buildBatch, type BatchQuestion } from './batch.js';
-import { alignTexts, boundLogits, forward, type Params, type TextRep } from './late.js';
+import { alignTexts, boundLogits, forward, type Aligned, type Params, type TextRep } from './late.js';
 
 /** One question's encoded texts, as `questionLogits` takes them. */
 export interface QuestionInput {
@@ -37,7 +37,7 @@ export const CHUNK_TOKENS = 4096;
 /** Cells of a chunk's similarity matrix (text tokens x state tokens) at most, 16 MiB. */
 export const CHUNK_CELLS = 1 << 22;
 
-const textsOf = (q: QuestionInput) => [q.instructions, ...q.lines];
+export const textsOf = (q: QuestionInput): TextRep[] => [q.instructions, ...q.lines];
 
 /**
  * Consecutive runs of questions whose texts, tokens and similarity cells stay under the
@@ -66,20 +66,48 @@ export function chunkQuestions(questions: readonly QuestionInput[], stateTokens:
   return chunks;
 }
 
+/** Per type, a member's outputs of a batch: noul [questions], choice and score [their lines]. */
+export interface MemberOutputs {
+  noul?: ArrayLike<number> | undefined;
+  choice?: ArrayLike<number> | undefined;
+  score?: ArrayLike<number> | undefined;
+}
+
+/** One member's logits per question in batch order, on the trained scale, from its outputs. */
+export function logitsFromOutputs(questions: readonly Pick<BatchQuestion, 'type' | 'lines'>[], out: MemberOutputs): number[][] {
+  const at = { noul: 0, choice: 0, score: 0 };
+  return questions.map((q) => {
+    if (q.type === 'noul') return [out.noul![at.noul++]!, 0];
+    const values = q.type === 'choice' ? out.choice! : out.score!;
+    const start = at[q.type];
+    at[q.type] += q.lines.length;
+    return boundLogits(Array.from({ length: q.lines.length }, (_, k) => values[start + k]!));
+  });
+}
+
 /** One member's logits of a batch, per question in batch order, on the trained scale. */
 function memberLogits(p: Params, batch: ReturnType<typeof buildBatch>, questions: readonly BatchQuestion[]): number[][] {
   const out = forward(p, batch);
   // One read-back per output kind: noul [questions], choice and score [their lines].
-  const noul = out.noul?.dataSync();
-  const choice = out.choice?.dataSync();
-  const score = out.score?.dataSync();
-  const at = { noul: 0, choice: 0, score: 0 };
-  return questions.map((q) => {
-    if (q.type === 'noul') return [noul![at.noul++]!, 0];
-    const values = q.type === 'choice' ? choice! : score!;
-    const start = at[q.type];
-    at[q.type] += q.lines.length;
-    return boundLogits(Array.from(values.subarray(start, start + q.lines.length)));
+  return logitsFromOutputs(questions, { noul: out.noul?.dataSync(), choice: out.choice?.dataSync(), score: out.score?.dataSync() });
+}
+
+/** A chunk's questions with their texts' alignments (`aligned` in `textsOf` order). */
+export function batchQuestionsOf(inputs: readonly QuestionInput[], aligned: readonly Aligned[]): BatchQuestion[] {
+  let at = 0;
+  return inputs.map((q) => {
+    const instructions = aligned[at++]!;
+    const lines = aligned.slice(at, at + q.lines.length);
+    at += q.lines.length;
+    return { type: q.type, instructions, lines, pair: q.pair ?? null };
+  });
+}
+
+/** Each chunk question's logits, the members' average in member order, into `result`. */
+export function averageInto(result: number[][], chunk: readonly number[], perMember: readonly (readonly number[][])[]): void {
+  chunk.forEach((qi, k) => {
+    const all = perMember.map((m) => m[k]!);
+    result[qi] = all[0]!.map((_, j) => all.reduce((s, l) => s + l[j]!, 0) / all.length);
   });
 }
 
@@ -92,23 +120,13 @@ export function requestLogits(members: readonly Params[], state: TextRep, questi
   const result: number[][] = new Array<number[]>(questions.length);
   for (const chunk of chunkQuestions(questions, state.n)) {
     const inputs = chunk.map((i) => questions[i]!);
-    const aligned = alignTexts(state, inputs.flatMap(textsOf));
-    let at = 0;
-    const batchQuestions: BatchQuestion[] = inputs.map((q) => {
-      const instructions = aligned[at++]!;
-      const lines = aligned.slice(at, at + q.lines.length);
-      at += q.lines.length;
-      return { type: q.type, instructions, lines, pair: q.pair ?? null };
-    });
+    const batchQuestions = batchQuestionsOf(inputs, alignTexts(state, inputs.flatMap(textsOf)));
     // The batch's tensors are built once and read by every member.
     const perMember = tf.tidy(() => {
       const batch = buildBatch(batchQuestions);
       return members.map((p) => memberLogits(p, batch, batchQuestions));
     });
-    chunk.forEach((qi, k) => {
-      const all = perMember.map((m) => m[k]!);
-      result[qi] = all[0]!.map((_, j) => all.reduce((s, l) => s + l[j]!, 0) / all.length);
-    });
+    averageInto(result, chunk, perMember);
   }
   return result;
 }

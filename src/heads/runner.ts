@@ -21,6 +21,7 @@ import { questionTexts } from './texts.js';
 import { correctAnswers, correctAnswersWith } from './reader/correct.js';
 import { readerFor } from './reader/load.js';
 import { readerBackendFor, type ReaderBackendReport } from './reader/native.js';
+import { headsBackendFor, type HeadsBackendReport, type HeadsLogitsFn } from './native/backend.js';
 import { sharedLogits, type HeadsHelper } from './remote.js';
 import { requestLogits, type QuestionInput } from './request-logits.js';
 import { calibrated, loadHeads, zeroShotTerm, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
@@ -61,6 +62,9 @@ export class TrainedHeadsRunner {
   /** An idle peer thread that may take some of a request's questions (engine pool; remote.ts). */
   helper: HeadsHelper | null = null;
 
+  /** What serves the trained heads, once a request has used them (engine.stats().heads). */
+  headsBackend: HeadsBackendReport | null = null;
+
   /** What serves the reader, once a request has used it (engine.stats().reader). */
   readerBackend: ReaderBackendReport | null = null;
 
@@ -68,7 +72,7 @@ export class TrainedHeadsRunner {
     private readonly tokenize: Tokenize,
     private readonly encodeIds: EncodeIds,
     private readonly weightsDir: string,
-    /** The encoder's backend: the reader runs on onnxruntime-node only where the encoder does (reader/native.ts). */
+    /** The encoder's backend: the heads and the reader run on onnxruntime-node only where the encoder does (native/backend.ts, reader/native.ts). */
     private readonly native: { encoderBackend: string; threads?: number } = { encoderBackend: 'none' },
   ) {}
 
@@ -109,9 +113,22 @@ export class TrainedHeadsRunner {
     return loadHeads(spec, this.weightsDir);
   }
 
-  /** Raw logits of questions against a state, for another thread's request (remote.ts). */
-  logitsFor(spec: TrainedHeadsSpec, state: TextRep, questions: readonly QuestionInput[]): number[][] {
-    return requestLogits(this.heads(spec).members, state, questions);
+  /**
+   * What computes these heads' raw logits: onnxruntime-node beside a native encoder when the
+   * heads' graphs pass their self-test, else tfjs (`requestLogits`); both give each question's
+   * logits whatever else shares its batch.
+   */
+  private async logitsOf(spec: TrainedHeadsSpec): Promise<HeadsLogitsFn> {
+    const heads = this.heads(spec);
+    const { encoderBackend, threads } = this.native;
+    const { runner, report } = await headsBackendFor(heads, encoderBackend, threads === undefined ? {} : { threads });
+    this.headsBackend = report;
+    return runner ? (s, qs) => runner.logits(s, qs) : (s, qs) => requestLogits(heads.members, s, qs);
+  }
+
+  /** Raw logits of questions against a state, for another thread's request (remote.ts), on the backend this thread's own requests use. */
+  async logitsFor(spec: TrainedHeadsSpec, state: TextRep, questions: readonly QuestionInput[]): Promise<number[][]> {
+    return (await this.logitsOf(spec))(state, questions);
   }
 
   /**
@@ -148,7 +165,9 @@ export class TrainedHeadsRunner {
     const stateRep = toRep(state, stateIds);
     // Yes/no questions with criteria are also read with them swapped (criteria-symmetry.ts).
     const { all, swapped } = withSwappedCriteria(inputs, swaps);
-    const allRaw = await sharedLogits(spec, stateRep, all, (qs) => requestLogits(heads.members, stateRep, qs), this.helper);
+    const headsLogits = await this.logitsOf(spec);
+    if (signal?.aborted) throw abortReason(signal);
+    const allRaw = await sharedLogits(spec, stateRep, all, (qs) => headsLogits(stateRep, qs), this.helper);
     const allRendered = [...rendered.map(([, r]) => r), ...swapped.map((i) => swaps[i]!)];
     const mixed = all.map((_, i) => {
       const r = allRendered[i]!;
