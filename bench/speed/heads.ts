@@ -4,17 +4,22 @@
  * onnxruntime-node. Passes alternate the two heads backends (`setNativeHeadsEnabled`), so a
  * change in the machine's load falls on both. Per request: the request's wall and CPU time, the
  * heads' logits (alignment and the members' forward pass, `requestLogits` or its native twin) in
- * CPU and wall time; then on the captured inputs of the last pass, the two paths alone, and the
- * tfjs path's stage 1 (`alignTexts`) alone.
+ * CPU and wall time; then on the captured inputs of the last pass, the two paths alone, the tfjs
+ * path's stage 1 (`alignTexts`) alone, and the native path's parts one by one: the state's
+ * token-id cues, alignment's JavaScript before and after its graph, the graph's run, the batch's
+ * index arrays (the forward run is the rest of the native total).
  *
  *   node dist/bench/speed/heads.js [--passes 2]
  * @module
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { alignTexts, type TextRep } from '../../src/heads/late.js';
+import { textCues } from '../../src/heads/cues.js';
+import { alignTexts, finishAlignment, planAlignment, type AlignCore, type AlignPlan, type Params, type TextRep } from '../../src/heads/late.js';
+import { forwardData } from '../../src/heads/native/forward-batch.js';
+import { OnnxHeads } from '../../src/heads/native/runner.js';
 import { setNativeHeadsEnabled, type HeadsLogitsFn } from '../../src/heads/native/backend.js';
-import { textsOf, type QuestionInput } from '../../src/heads/request-logits.js';
+import { batchQuestionsOf, textsOf, type QuestionInput } from '../../src/heads/request-logits.js';
 import { TrainedHeadsRunner } from '../../src/heads/runner.js';
 import type { TrainedHeadsSpec } from '../../src/heads/trained.js';
 import { createEngine } from '../../src/index.js';
@@ -28,11 +33,13 @@ const passes = Math.max(1, Number(args.passes));
 /** Inputs of the heads' logits seen on each request, with the function that served them. */
 let captured: { fn: HeadsLogitsFn; state: TextRep; questions: readonly QuestionInput[] }[] = [];
 const spent = { cpu: 0, wall: 0 };
-type WithLogitsOf = { logitsOf(spec: TrainedHeadsSpec): Promise<HeadsLogitsFn> };
+let members: readonly Params[] = [];
+type WithLogitsOf = { logitsOf(spec: TrainedHeadsSpec): Promise<HeadsLogitsFn>; heads(spec: TrainedHeadsSpec): { members: Params[] } };
 const proto = TrainedHeadsRunner.prototype as unknown as WithLogitsOf;
 const logitsOf = proto.logitsOf;
 proto.logitsOf = async function (this: WithLogitsOf, spec) {
   const fn = await logitsOf.call(this, spec);
+  members = this.heads(spec).members;
   return async (state, questions) => {
     captured.push({ fn, state, questions });
     const [cpu, wall] = [cpuNow(), performance.now()];
@@ -89,6 +96,38 @@ for (let round = 0; round < passes; round++) {
     alone.align.push(cpuNow() - start);
   }
 }
+// The native path's parts, on the same inputs (`core` is the runner's graph run, private).
+const ort = await OnnxHeads.create(members);
+const core = (plan: AlignPlan) => (ort as unknown as { core(p: AlignPlan): Promise<AlignCore> }).core(plan);
+const parts = { cues: [] as number[], plan: [] as number[], run: [] as number[], finish: [] as number[], arrays: [] as number[], total: [] as number[] };
+for (let round = 0; round < passes; round++) {
+  for (const { state, questions } of last.native) {
+    const texts = questions.flatMap(textsOf);
+    // A copy of the ids: the cues are memoised per ids array, as per request in serving.
+    const fresh = { ...state, ids: [...(state.ids ?? [])] };
+    let start = cpuNow();
+    textCues(fresh.ids);
+    parts.cues.push(cpuNow() - start);
+    start = cpuNow();
+    const plan = planAlignment(fresh, texts);
+    parts.plan.push(cpuNow() - start);
+    if (!plan.tensorWork) continue;
+    start = cpuNow();
+    const out = await core(plan);
+    parts.run.push(cpuNow() - start);
+    start = cpuNow();
+    const aligned = finishAlignment(plan, out);
+    parts.finish.push(cpuNow() - start);
+    start = cpuNow();
+    forwardData(batchQuestionsOf(questions, aligned));
+    parts.arrays.push(cpuNow() - start);
+    const again = { ...state, ids: [...(state.ids ?? [])] };
+    start = cpuNow();
+    await ort.logits(again, questions);
+    parts.total.push(cpuNow() - start);
+  }
+}
+ort.dispose();
 const m = (xs: number[]) => median(xs).toFixed(2);
 console.log(`jevbench-sample, new state + known rubric, ${cases.length} requests x ${passes} passes per heads backend, encoder on onnxruntime-node; engine.stats().heads: ${JSON.stringify(heads)}`);
 for (const k of ['native', 'tfjs'] as const) {
@@ -98,4 +137,7 @@ for (const k of ['native', 'tfjs'] as const) {
   );
 }
 console.log(`  of the tfjs path, stage 1 (alignTexts) alone: ${m(alone.align)} ms CPU`);
+console.log(
+  `  of the native path (CPU p50 each): the state's cues ${m(parts.cues)} ms, alignment's JavaScript before its graph ${m(parts.plan)} and after ${m(parts.finish)}, the alignment graph ${m(parts.run)}, the batch's arrays ${m(parts.arrays)}; all of it (one chunk, cues included) ${m(parts.total)} ms`,
+);
 console.log(`load average after: ${load()}`);

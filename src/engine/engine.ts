@@ -84,7 +84,6 @@ class PipelineEngine implements Engine {
     // Trained heads encode each question text on its own (token states, not just pooled).
     this.trainedHeads = new TrainedHeadsRunner((text) => this.tokenize(text), (ids, signal) => encoder.encodeState(ids, signal ? { signal } : {}), path.dirname(defaultManifestPath()), {
       encoderBackend: encoder.backend.backend,
-      ...(config.threads === undefined ? {} : { threads: config.threads }),
     });
   }
 

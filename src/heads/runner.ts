@@ -73,7 +73,7 @@ export class TrainedHeadsRunner {
     private readonly encodeIds: EncodeIds,
     private readonly weightsDir: string,
     /** The encoder's backend: the heads and the reader run on onnxruntime-node only where the encoder does (native/backend.ts, reader/native.ts). */
-    private readonly native: { encoderBackend: string; threads?: number } = { encoderBackend: 'none' },
+    private readonly native: { encoderBackend: string } = { encoderBackend: 'none' },
   ) {}
 
   /**
@@ -120,8 +120,8 @@ export class TrainedHeadsRunner {
    */
   private async logitsOf(spec: TrainedHeadsSpec): Promise<HeadsLogitsFn> {
     const heads = this.heads(spec);
-    const { encoderBackend, threads } = this.native;
-    const { runner, report } = await headsBackendFor(heads, encoderBackend, threads === undefined ? {} : { threads });
+    // On one intra-op thread whatever the engine's (native/runner.ts says why).
+    const { runner, report } = await headsBackendFor(heads, this.native.encoderBackend);
     this.headsBackend = report;
     return runner ? (s, qs) => runner.logits(s, qs) : (s, qs) => requestLogits(heads.members, s, qs);
   }
@@ -181,8 +181,11 @@ export class TrainedHeadsRunner {
     // The reader (when the model has one) corrects these answers from the state's token states.
     if (spec.reader) {
       const reader = readerFor(spec.reader, this.weightsDir);
-      const { encoderBackend, threads } = this.native;
-      const { runner: native, report } = await readerBackendFor(reader, encoderBackend, threads === undefined ? {} : { threads });
+      // On one intra-op thread too, whatever the engine's: with two, the reader's logits of a
+      // question alone and in a large batch differed in the last bits (11 of 76 generated
+      // questions; native/runner.ts has the heads' case), and its many small nodes gain nothing
+      // from a second thread (docs/performance.md).
+      const { runner: native, report } = await readerBackendFor(reader, this.native.encoderBackend);
       this.readerBackend = report;
       if (signal?.aborted) throw abortReason(signal);
       const asText = (t: TextRep) => ({ tokens: t.tokens, n: t.n, ids: t.ids ?? [] });

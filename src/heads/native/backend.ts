@@ -82,7 +82,7 @@ const attempts = new WeakMap<TrainedHeads, Map<string, Attempt>>();
  * any failure) reports tfjs with the reason. Same heads object, same answer for the process.
  */
 export function headsBackendFor(heads: TrainedHeads, encoderBackend: string, options: OnnxHeadsOptions = {}): Attempt {
-  const key = JSON.stringify([encoderBackend, options.threads ?? 1, options.module ?? '', enabled]);
+  const key = JSON.stringify([encoderBackend, options.module ?? '', enabled]);
   let byKey = attempts.get(heads);
   if (!byKey) attempts.set(heads, (byKey = new Map()));
   let attempt = byKey.get(key);

@@ -18,8 +18,6 @@ import { FORWARD_FLOAT_INPUTS, FORWARD_INDEX_INPUTS, forwardModel } from './forw
 import { forwardData } from './forward-batch.js';
 
 export interface OnnxHeadsOptions {
-  /** onnxruntime's intra-op threads (default 1, as the encoder's). */
-  threads?: number;
   /** The package to load (default `onnxruntime-node`); tests name a missing one. @internal */
   module?: string;
 }
@@ -42,8 +40,13 @@ export class OnnxHeads {
   /** Builds both models (stage 2 from the members' loaded parameters) and opens their sessions. */
   static async create(members: readonly Params[], options: OnnxHeadsOptions = {}): Promise<OnnxHeads> {
     const ort = await loadOnnxRuntime(options.module);
+    // One intra-op thread whatever the engine's: with two, MLAS splits a product's columns
+    // between threads only when the batch is large enough, and the split changes how a row's
+    // terms are blocked and summed, so a question's bits depended on its batch (measured: 67 of
+    // 138 questions differed alone and batched with two threads, none with one). The heads'
+    // tensor work is a few milliseconds; a second thread would save little of it.
     // No memory patterns: nearly every request brings new shapes (see reader/onnx-runner.ts).
-    const opts = { ...sessionOptions(Math.max(1, Math.floor(options.threads ?? 1))), enableMemPattern: false };
+    const opts = { ...sessionOptions(1), enableMemPattern: false };
     const align = await ort.InferenceSession.create(alignModel(), opts);
     try {
       return new OnnxHeads(ort, align, await ort.InferenceSession.create(forwardModel(members), opts), members);
