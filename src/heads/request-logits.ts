@@ -12,7 +12,8 @@
  * each output row's dot products in the same order whatever the row count) or sums a text's own
  * rows through a 0/1 (or 1/K) membership matrix, where the other questions' entries add exact
  * zeros. `test/speed-invariance.test.ts` and the engine property tests check this on the real
- * weights; `test/heads-batch.test.ts` against each question as a batch of one.
+ * weights; `test/heads-batch.test.ts` against each question as a batch of one. Beside a native
+ * encoder the same chunks run on onnxruntime-node (native/runner.ts), with the same helpers.
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';

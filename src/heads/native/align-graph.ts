@@ -18,7 +18,8 @@
  * the attention are LogSoftmax and Softmax, computed row by row; the only other reductions
  * over a row are maxima (exact) and ReduceSum over rows whose width is a multiple of 16 floats
  * (P, 512), so every row starts at the same vector alignment. A batch of one row is padded to
- * two (MLAS has a one-row path that sums in another order).
+ * two, a precaution (MLAS has a one-row product path; the tests pass here without the padding).
+ * The session runs on one intra-op thread (runner.ts says why).
  *
  * Phrase spans: span i covers tokens [6i, 6i + 12); P is a multiple of 48, so the normalised
  * state reshapes into blocks of 6 tokens and span i is block i + block i + 1 (then normalised:

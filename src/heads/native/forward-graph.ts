@@ -17,10 +17,11 @@
  * Where tfjs multiplies by 0/1 (or 1/K) membership matrices, this graph gathers rows and sums
  * them with ScatterElements, in row order, so a text's or question's values never depend on
  * where it sits in the batch: the engine's tests require the same bits alone and batched.
- * For the same reason every product has at least two rows (the runner pads; MLAS has a one-row
- * path) and at least 16 columns: one-column weights are repeated 16 times and the first column
- * kept, so each output element is one vector lane summed in a fixed order, and the importance's
- * tanh and exp run on whole vectors, never on a tail.
+ * As precautions (the tests pass here without them, on other CPUs the paths may differ) every
+ * product has at least two rows (forward-batch.ts pads; MLAS has a one-row path) and at least 16
+ * columns: one-column weights are repeated 16 times and the first column kept, so each output
+ * element is one vector lane summed in a fixed order, and the importance's tanh and exp run on
+ * whole vectors, never on a tail.
  * @module
  */
 import { FLOAT, GraphBuilder, INT64, valueInfo } from '../../onnx/graph-builder.js';
