@@ -181,10 +181,8 @@ export class TrainedHeadsRunner {
     // The reader (when the model has one) corrects these answers from the state's token states.
     if (spec.reader) {
       const reader = readerFor(spec.reader, this.weightsDir);
-      // On one intra-op thread too, whatever the engine's: with two, the reader's logits of a
-      // question alone and in a large batch differed in the last bits (11 of 76 generated
-      // questions; native/runner.ts has the heads' case), and its many small nodes gain nothing
-      // from a second thread (docs/performance.md).
+      // The reader's session runs on one intra-op thread whatever the engine's (onnx-runner.ts
+      // says why); its many small nodes gain nothing from a second one (docs/performance.md).
       const { runner: native, report } = await readerBackendFor(reader, this.native.encoderBackend);
       this.readerBackend = report;
       if (signal?.aborted) throw abortReason(signal);

@@ -87,7 +87,7 @@ export function readerBackendFor(
   encoderBackend: string,
   options: OnnxReaderOptions = {},
 ): Attempt {
-  const key = JSON.stringify([encoderBackend, options.threads ?? 1, options.module ?? '', enabled]);
+  const key = JSON.stringify([encoderBackend, options.module ?? '', enabled]);
   let byKey = attempts.get(reader);
   if (!byKey) attempts.set(reader, (byKey = new Map()));
   let attempt = byKey.get(key);

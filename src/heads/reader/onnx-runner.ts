@@ -14,8 +14,6 @@ import { averageInto, chunkQuestions, questionLogits, type LoadedReader } from '
 import { READER_FLOAT_INPUTS, readerModel } from './onnx-graph.js';
 
 export interface OnnxReaderOptions {
-  /** onnxruntime's intra-op threads (default 1, as the encoder's). */
-  threads?: number;
   /** The package to load (default `onnxruntime-node`); tests name a missing one. @internal */
   module?: string;
 }
@@ -44,11 +42,14 @@ export class OnnxReader {
   /** Builds the model from the reader's loaded parameters and opens its session. */
   static async create(reader: LoadedReader, options: OnnxReaderOptions = {}): Promise<OnnxReader> {
     const ort = await loadOnnxRuntime(options.module);
+    // One intra-op thread whatever the engine's: with two, a product's columns are split between
+    // threads by batch size, which changes how a row's terms are summed, so a question's logits
+    // depended on the rest of its batch (11 of 76 generated questions; see heads/native/runner.ts).
     // No memory patterns: onnxruntime plans one per set of input shapes, and nearly every
     // request brings new ones (state tokens, rows, texts), so planning cost time (measured
     // about 0.5 ms a request) and the plans would pile up.
     const session = await ort.InferenceSession.create(readerModel(reader.shape, reader.members), {
-      ...sessionOptions(Math.max(1, Math.floor(options.threads ?? 1))),
+      ...sessionOptions(1),
       enableMemPattern: false,
     });
     return new OnnxReader(ort, session, reader);
