@@ -12,7 +12,6 @@
  *   node dist/bench/speed/heads.js [--passes 2]
  * @module
  */
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { textCues } from '../../src/heads/cues.js';
 import { alignTexts, finishAlignment, planAlignment, type AlignCore, type AlignPlan, type Params, type TextRep } from '../../src/heads/late.js';
@@ -22,8 +21,8 @@ import { setNativeHeadsEnabled, type HeadsLogitsFn } from '../../src/heads/nativ
 import { batchQuestionsOf, textsOf, type QuestionInput } from '../../src/heads/request-logits.js';
 import { TrainedHeadsRunner } from '../../src/heads/runner.js';
 import type { TrainedHeadsSpec } from '../../src/heads/trained.js';
-import { createEngine } from '../../src/index.js';
-import { loadCases, withNonce } from './inputs.js';
+import { withNonce } from './inputs.js';
+import { loadAverages, nativeAB } from './native-ab.js';
 import { cpuNow } from './machine.js';
 import { median } from './report.js';
 
@@ -52,15 +51,7 @@ proto.logitsOf = async function (this: WithLogitsOf, spec) {
   };
 };
 
-const cases = loadCases();
-if (cases.length === 0) throw new Error('no jevbench-sample cases (set EVALMODEL_JEVBENCH or EVALMODEL_DATA)');
-const engine = await createEngine({ backend: 'onnxruntime-node' });
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
-console.log(`load average before: ${load()} (${os.cpus().length} CPUs)`);
-for (const native of [true, false]) {
-  setNativeHeadsEnabled(native);
-  for (const c of cases) await engine.evaluate(withNonce(c.state, 999), c.questions); // rubrics known, both backends warm
-}
+const { cases, engine } = await nativeAB(setNativeHeadsEnabled);
 type Row = { total: number; cpu: number; headsCpu: number; headsWall: number };
 const rows = { native: [] as Row[], tfjs: [] as Row[] };
 const last = { native: [] as typeof captured, tfjs: [] as typeof captured };
@@ -140,4 +131,4 @@ console.log(`  of the tfjs path, stage 1 (alignTexts) alone: ${m(alone.align)} m
 console.log(
   `  of the native path (CPU p50 each): the state's cues ${m(parts.cues)} ms, alignment's JavaScript before its graph ${m(parts.plan)} and after ${m(parts.finish)}, the alignment graph ${m(parts.run)}, the batch's arrays ${m(parts.arrays)}; all of it (one chunk, cues included) ${m(parts.total)} ms`,
 );
-console.log(`load average after: ${load()}`);
+console.log(`load average after: ${loadAverages()}`);

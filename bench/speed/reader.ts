@@ -10,15 +10,14 @@
  *   node dist/bench/speed/reader.js [--passes 2]
  * @module
  */
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { ReaderQuestion, ReaderText } from '../../src/heads/reader/batch.js';
 import { readerLogits } from '../../src/heads/reader/logits.js';
 import { setNativeReaderEnabled } from '../../src/heads/reader/native.js';
 import { OnnxReader } from '../../src/heads/reader/onnx-runner.js';
 import { TrainedHeadsRunner } from '../../src/heads/runner.js';
-import { createEngine } from '../../src/index.js';
-import { loadCases, withNonce } from './inputs.js';
+import { withNonce } from './inputs.js';
+import { loadAverages, nativeAB } from './native-ab.js';
 import { cpuNow } from './machine.js';
 import { median } from './report.js';
 
@@ -49,15 +48,7 @@ TrainedHeadsRunner.prototype.answerAll = async function (this: TrainedHeadsRunne
   }
 };
 
-const cases = loadCases();
-if (cases.length === 0) throw new Error('no jevbench-sample cases (set EVALMODEL_JEVBENCH or EVALMODEL_DATA)');
-const engine = await createEngine({ backend: 'onnxruntime-node' });
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
-console.log(`load average before: ${load()} (${os.cpus().length} CPUs)`);
-for (const native of [true, false]) {
-  setNativeReaderEnabled(native);
-  for (const c of cases) await engine.evaluate(withNonce(c.state, 999), c.questions); // rubrics known, reader warm
-}
+const { cases, engine } = await nativeAB(setNativeReaderEnabled);
 const rows = { native: [] as { total: number; heads: number; cpu: number; reader: number }[], tfjs: [] as { total: number; heads: number; cpu: number; reader: number }[] };
 for (let pass = 0; pass < 2 * passes; pass++) {
   const native = pass % 2 === 0;
@@ -95,4 +86,4 @@ for (const k of ['native', 'tfjs'] as const) {
     `  reader on ${k === 'native' ? 'onnxruntime-node' : 'tfjs (wasm)'}: request p50 ${m(r.map((x) => x.total))} ms (CPU ${m(r.map((x) => x.cpu))} ms), CPU time p50 of heads + reader ${m(r.map((x) => x.heads))} ms (native reader in it ${m(r.map((x) => x.reader))} ms), of the reader's forward pass alone ${m(alone[k])} ms`,
   );
 }
-console.log(`load average after: ${load()}`);
+console.log(`load average after: ${loadAverages()}`);

@@ -20,8 +20,9 @@ import type { TextRep } from './late.js';
 import { questionTexts } from './texts.js';
 import { correctAnswers, correctAnswersWith } from './reader/correct.js';
 import { readerFor } from './reader/load.js';
-import { readerBackendFor, type ReaderBackendReport } from './reader/native.js';
-import { headsBackendFor, type HeadsBackendReport, type HeadsLogitsFn } from './native/backend.js';
+import { readerBackendFor } from './reader/native.js';
+import { headsBackendFor, type HeadsLogitsFn } from './native/backend.js';
+import type { PartBackendReport } from '../onnx/native-part.js';
 import { sharedLogits, type HeadsHelper } from './remote.js';
 import { requestLogits, type QuestionInput } from './request-logits.js';
 import { calibrated, loadHeads, zeroShotTerm, type TrainedHeads, type TrainedHeadsSpec } from './trained.js';
@@ -63,10 +64,10 @@ export class TrainedHeadsRunner {
   helper: HeadsHelper | null = null;
 
   /** What serves the trained heads, once a request has used them (engine.stats().heads). */
-  headsBackend: HeadsBackendReport | null = null;
+  headsBackend: PartBackendReport | null = null;
 
   /** What serves the reader, once a request has used it (engine.stats().reader). */
-  readerBackend: ReaderBackendReport | null = null;
+  readerBackend: PartBackendReport | null = null;
 
   constructor(
     private readonly tokenize: Tokenize,

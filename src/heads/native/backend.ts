@@ -2,27 +2,17 @@
  * Which backend serves the trained heads: onnxruntime-node when the encoder runs there (so the
  * package loads and its threads are the engine's to use) and the heads' graphs build and pass
  * a self-test against the tfjs path; otherwise tfjs, as before. The choice and the reason for
- * a fallback are kept for `engine.stats().heads`, as the reader's are (reader/native.ts).
+ * a fallback are kept for `engine.stats().heads` (onnx/native-part.ts does the choosing).
  * @module
  */
 import { HIDDEN, type Params, type TextRep } from '../late.js';
 import { requestLogits, type QuestionInput } from '../request-logits.js';
 import type { TrainedHeads } from '../trained.js';
 import type { OnnxHeads, OnnxHeadsOptions } from './runner.js';
-
-export type HeadsBackendName = 'onnxruntime-node' | 'tfjs';
-
-/** What serves a model's trained heads, and why onnxruntime-node does not when it does not. */
-export interface HeadsBackendReport {
-  backend: HeadsBackendName;
-  tried: { name: HeadsBackendName; error?: string }[];
-}
+import { checkLogits, NativePart, type PartAttempt } from '../../onnx/native-part.js';
 
 /** Computes raw logits of questions against a state (request-logits.ts' `requestLogits` contract). */
 export type HeadsLogitsFn = (state: TextRep, questions: readonly QuestionInput[]) => number[][] | Promise<number[][]>;
-
-/** Largest logit difference the self-test allows (measured differences are about 1e-5). */
-export const SELF_TEST_TOLERANCE = 1e-3;
 
 /** A text of n tokens with deterministic states and ids from a small vocabulary (so exact matches occur). */
 function probeText(n: number, seed: number): TextRep {
@@ -49,62 +39,34 @@ export function probeQuestions(): { state: TextRep; questions: QuestionInput[] }
 /** Throws unless `logits` gives the tfjs heads' logits on the probe batch, within the tolerance. */
 export async function headsSelfTest(members: readonly Params[], logits: HeadsLogitsFn): Promise<void> {
   const { state, questions } = probeQuestions();
-  const want = requestLogits(members, state, questions);
-  const got = await logits(state, questions);
-  let worst = 0;
-  want.forEach((w, i) =>
-    w.forEach((v, j) => {
-      const d = Math.abs(v - (got[i]?.[j] ?? NaN));
-      if (!(d <= worst)) worst = d; // NaN counts as the worst
-    }),
-  );
-  if (!(worst <= SELF_TEST_TOLERANCE)) throw new Error(`self-test failed: logits differ from the tfjs heads' by ${worst}`);
+  checkLogits(requestLogits(members, state, questions), await logits(state, questions), "the tfjs heads'");
 }
 
-let enabled = true;
+const native = new NativePart<TrainedHeads, OnnxHeads>('setNativeHeadsEnabled');
 
 /**
  * Turns the native heads off (tfjs everywhere) or back on, for A/B measurements
  * (bench/speed/backends.ts); on by default. Applies to heads opened afterwards.
  */
 export function setNativeHeadsEnabled(on: boolean): void {
-  enabled = on;
+  native.setEnabled(on);
 }
-
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-type Attempt = Promise<{ runner: OnnxHeads | null; report: HeadsBackendReport }>;
-/** The native heads of loaded heads, or why there are none; one attempt per heads, encoder backend and options. */
-const attempts = new WeakMap<TrainedHeads, Map<string, Attempt>>();
 
 /**
  * Opens the heads on onnxruntime-node when `encoderBackend` is onnxruntime-node, else (or on
  * any failure) reports tfjs with the reason. Same heads object, same answer for the process.
  */
-export function headsBackendFor(heads: TrainedHeads, encoderBackend: string, options: OnnxHeadsOptions = {}): Attempt {
-  const key = JSON.stringify([encoderBackend, options.module ?? '', enabled]);
-  let byKey = attempts.get(heads);
-  if (!byKey) attempts.set(heads, (byKey = new Map()));
-  let attempt = byKey.get(key);
-  if (!attempt) {
-    attempt = (async (): Attempt => {
-      const skip = !enabled ? 'turned off (setNativeHeadsEnabled)' : encoderBackend !== 'onnxruntime-node' ? `the encoder runs on ${encoderBackend}` : null;
-      if (skip) return { runner: null, report: { backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: skip }, { name: 'tfjs' }] } };
-      let runner: OnnxHeads | null = null;
-      try {
-        // Loaded only on this path, by a specifier bundlers do not follow (see reader/native.ts).
-        const file = new URL(import.meta.url.endsWith('.ts') ? './runner.ts' : './runner.js', import.meta.url).href;
-        const { OnnxHeads } = (await import(file)) as typeof import('./runner.js');
-        runner = await OnnxHeads.create(heads.members, options);
-        const native = runner;
-        await headsSelfTest(heads.members, (s, q) => native.logits(s, q));
-        return { runner, report: { backend: 'onnxruntime-node', tried: [{ name: 'onnxruntime-node' }] } };
-      } catch (error) {
-        runner?.dispose();
-        return { runner: null, report: { backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: reason(error) }, { name: 'tfjs' }] } };
-      }
-    })();
-    byKey.set(key, attempt);
-  }
-  return attempt;
+export function headsBackendFor(heads: TrainedHeads, encoderBackend: string, options: OnnxHeadsOptions = {}): PartAttempt<OnnxHeads> {
+  return native.attempt(
+    heads,
+    encoderBackend,
+    options.module,
+    async () => {
+      // Loaded only on this path, by a specifier bundlers do not follow (see reader/native.ts).
+      const file = new URL(import.meta.url.endsWith('.ts') ? './runner.ts' : './runner.js', import.meta.url).href;
+      const { OnnxHeads } = (await import(file)) as typeof import('./runner.js');
+      return OnnxHeads.create(heads.members, options);
+    },
+    (runner) => headsSelfTest(heads.members, (s, q) => runner.logits(s, q)),
+  );
 }

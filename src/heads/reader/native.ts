@@ -10,20 +10,10 @@ import { INPUT } from './architecture.js';
 import type { ReaderQuestion, ReaderText } from './batch.js';
 import { readerLogits, type LoadedReader } from './logits.js';
 import type { OnnxReader, OnnxReaderOptions } from './onnx-runner.js';
-
-export type ReaderBackendName = 'onnxruntime-node' | 'tfjs';
-
-/** What serves a model's reader, and why onnxruntime-node does not when it does not. */
-export interface ReaderBackendReport {
-  backend: ReaderBackendName;
-  tried: { name: ReaderBackendName; error?: string }[];
-}
+import { checkLogits, NativePart, type PartAttempt } from '../../onnx/native-part.js';
 
 /** Computes raw reader logits of questions against a state (logits.ts' `readerLogits` contract). */
 export type ReaderLogitsFn = (state: ReaderText, questions: readonly ReaderQuestion[]) => number[][] | Promise<number[][]>;
-
-/** Largest logit difference the self-test allows (logits lie in ±15; measured differences are about 1e-5). */
-export const SELF_TEST_TOLERANCE = 1e-3;
 
 /** A text of n tokens with deterministic states and ids from a small vocabulary (so matches occur). */
 function probeText(n: number, seed: number): ReaderText {
@@ -50,66 +40,34 @@ export function probeQuestions(): { state: ReaderText; questions: ReaderQuestion
 /** Throws unless `logits` gives the tfjs reader's logits on the probe batch, within the tolerance. */
 export async function readerSelfTest(reader: LoadedReader, logits: ReaderLogitsFn): Promise<void> {
   const { state, questions } = probeQuestions();
-  const want = readerLogits(reader, state, questions);
-  const got = await logits(state, questions);
-  let worst = 0;
-  want.forEach((w, i) =>
-    w.forEach((v, j) => {
-      const d = Math.abs(v - (got[i]?.[j] ?? NaN));
-      if (!(d <= worst)) worst = d; // NaN counts as the worst
-    }),
-  );
-  if (!(worst <= SELF_TEST_TOLERANCE)) throw new Error(`self-test failed: logits differ from the tfjs reader's by ${worst}`);
+  checkLogits(readerLogits(reader, state, questions), await logits(state, questions), "the tfjs reader's");
 }
 
-let enabled = true;
+const native = new NativePart<LoadedReader, OnnxReader>('setNativeReaderEnabled');
 
 /**
  * Turns the native reader off (tfjs everywhere) or back on, for A/B measurements
  * (bench/speed/reader.ts); on by default. Applies to readers opened afterwards.
  */
 export function setNativeReaderEnabled(on: boolean): void {
-  enabled = on;
+  native.setEnabled(on);
 }
-
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-type Attempt = Promise<{ runner: OnnxReader | null; report: ReaderBackendReport }>;
-/** The native reader of a loaded reader, or why there is none; one attempt per reader, encoder backend and options. */
-const attempts = new WeakMap<LoadedReader, Map<string, Attempt>>();
 
 /**
  * Opens the reader on onnxruntime-node when `encoderBackend` is onnxruntime-node, else (or on
  * any failure) reports tfjs with the reason. Same reader object, same answer for the process.
  */
-export function readerBackendFor(
-  reader: LoadedReader,
-  encoderBackend: string,
-  options: OnnxReaderOptions = {},
-): Attempt {
-  const key = JSON.stringify([encoderBackend, options.module ?? '', enabled]);
-  let byKey = attempts.get(reader);
-  if (!byKey) attempts.set(reader, (byKey = new Map()));
-  let attempt = byKey.get(key);
-  if (!attempt) {
-    attempt = (async (): Attempt => {
-      const skip = !enabled ? 'turned off (setNativeReaderEnabled)' : encoderBackend !== 'onnxruntime-node' ? `the encoder runs on ${encoderBackend}` : null;
-      if (skip) return { runner: null, report: { backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: skip }, { name: 'tfjs' }] } };
-      let runner: OnnxReader | null = null;
-      try {
-        // Loaded only on this path, by a specifier bundlers do not follow (see onnx-runner.ts).
-        const file = new URL(import.meta.url.endsWith('.ts') ? './onnx-runner.ts' : './onnx-runner.js', import.meta.url).href;
-        const { OnnxReader } = (await import(file)) as typeof import('./onnx-runner.js');
-        runner = await OnnxReader.create(reader, options);
-        const native = runner;
-        await readerSelfTest(reader, (s, q) => native.logits(s, q));
-        return { runner, report: { backend: 'onnxruntime-node', tried: [{ name: 'onnxruntime-node' }] } };
-      } catch (error) {
-        runner?.dispose();
-        return { runner: null, report: { backend: 'tfjs', tried: [{ name: 'onnxruntime-node', error: reason(error) }, { name: 'tfjs' }] } };
-      }
-    })();
-    byKey.set(key, attempt);
-  }
-  return attempt;
+export function readerBackendFor(reader: LoadedReader, encoderBackend: string, options: OnnxReaderOptions = {}): PartAttempt<OnnxReader> {
+  return native.attempt(
+    reader,
+    encoderBackend,
+    options.module,
+    async () => {
+      // Loaded only on this path, by a specifier bundlers do not follow (see onnx-runner.ts).
+      const file = new URL(import.meta.url.endsWith('.ts') ? './onnx-runner.ts' : './onnx-runner.js', import.meta.url).href;
+      const { OnnxReader } = (await import(file)) as typeof import('./onnx-runner.js');
+      return OnnxReader.create(reader, options);
+    },
+    (runner) => readerSelfTest(reader, (s, q) => runner.logits(s, q)),
+  );
 }
