@@ -45,13 +45,19 @@ describe('fieldSpans', () => {
         const ids = tokenize(renderState(state));
         const spans = fieldSpans(state, ids, tokenize);
         expect([...spans.keys()].sort()).toEqual(Object.keys(fields).sort());
-        for (const [name, v] of Object.entries(fields)) {
+        const entries = Object.entries(fields);
+        for (const [i, [name, v]] of entries.entries()) {
           const span = spans.get(name)!;
           // The value as rendered under its label (numbers as written, lines folded), tokenized
-          // after its label: the reference tokenizer breaks ties by context, so "14777" alone is
-          // [919, 611, 4287] but after a space [919, 4287, 611].
-          const labelled = tokenize(renderState({ [name]: v }));
-          expect(ids.slice(span.start, span.end)).toEqual(labelled.slice(tokenize(`${name}:`).length));
+          // in the state's own context: everything before it, then its label. The reference
+          // tokenizer breaks ties by context ("14777" alone is [919, 611, 4287], after a space
+          // [919, 4287, 611], and a number after another record's number differs again), so a
+          // block tokenized on its own is not a reference.
+          const before = i === 0 ? '' : `${renderState(Object.fromEntries(entries.slice(0, i)) as JsonObject)}\n`;
+          const throughValue = tokenize(renderState(Object.fromEntries(entries.slice(0, i + 1)) as JsonObject));
+          const throughLabel = tokenize(`${before}${name}:`);
+          expect(ids.slice(0, span.end)).toEqual(throughValue);
+          expect(ids.slice(span.start, span.end)).toEqual(throughValue.slice(throughLabel.length));
           if (typeof v === 'string' && !v.includes('\n')) expect(ids.slice(span.start, span.end)).toEqual(tokenize(v));
         }
       }),
