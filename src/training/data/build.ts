@@ -14,6 +14,7 @@ import { emobankPolarity, goemotionsPolarity, poemPolarity, snliSimilarity } fro
 import { banking77, clinc150, goemotions, hwu64, poemSentiment, snips } from './convert-intents.js';
 import { infotabs, mnli, snli } from './convert-nli.js';
 import { mnliQuestions, snliQuestions } from './convert-questions.js';
+import { hwuTopics, mnliTopics } from './convert-topics.js';
 import { boolq, condaqa, folio, foolMeTwice, pubmedqa, strategyqa } from './convert-passages.js';
 import { corpusCases } from './corpus.js';
 import { measureOnlyKeys, overlapOf } from './overlap.js';
@@ -22,7 +23,7 @@ import { normalizeText, randomFor, readJsonlRows, shuffledBy } from './util.js';
 
 /**
  * Public sets converted, by folder name. CREAK and CSQA2 are left out: they have no state to read.
- * Some sets also give a derived task as a source of its own (convert-derived.ts, convert-questions.ts).
+ * Some sets also give a derived task as a source of its own (convert-derived.ts, convert-questions.ts, convert-topics.ts).
  */
 export const CONVERTERS: Record<string, (rows: readonly Row[]) => Placed[]> = {
   boolq,
@@ -32,11 +33,11 @@ export const CONVERTERS: Record<string, (rows: readonly Row[]) => Placed[]> = {
   fool_me_twice: foolMeTwice,
   folio,
   esnli_snli_devtest: (rows) => [...snli(rows), ...snliSimilarity(rows), ...snliQuestions(rows)],
-  taxinli_mnli: (rows) => [...mnli(rows), ...mnliQuestions(rows)],
+  taxinli_mnli: (rows) => [...mnli(rows), ...mnliQuestions(rows), ...mnliTopics(rows)],
   infotabs,
   clinc150,
   banking77,
-  hwu64,
+  hwu64: (rows) => [...hwu64(rows), ...hwuTopics(rows)],
   snips,
   poem_sentiment: (rows) => [...poemSentiment(rows), ...poemPolarity(rows)],
   goemotions: (rows) => [...goemotions(rows), ...goemotionsPolarity(rows)],
