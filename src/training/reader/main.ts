@@ -158,8 +158,16 @@ async function main(): Promise<void> {
     baseHeldOut,
   };
   const rounded = decodeParams(manifest, bytes).map((v) => Object.fromEntries(Object.entries(shapes).map(([n, sh]) => [n, tf.tensor(v[n]!, sh)])));
-  manifest.heldOutFloat16 = metrics(averaged(rounded.map((p) => predict(p, settings.shape, test))), temperatures);
+  const shipped = averaged(rounded.map((p) => predict(p, settings.shape, test)));
+  manifest.heldOutFloat16 = metrics(shipped, temperatures);
   log(`ensemble held-out test through the float16 weights: ${formatMetrics(manifest.heldOutFloat16 as ReturnType<typeof metrics>)}`);
+  // Per source family (corpus, generated, a public set, or a derived kind such as topics): a new
+  // source raises the pooled figure by its own questions, so a run is compared family by family.
+  const familyOf = new Map(test.flatMap((ex) => ex.items.map((item) => [item, ex.source.split('/')[0]!] as const)));
+  const families = [...new Set(familyOf.values())].sort();
+  const bySourceFamily = Object.fromEntries(families.map((f) => [f, metrics(shipped.filter((p) => familyOf.get(p.item) === f), temperatures)]));
+  for (const f of families) log(`  ${f}: ${formatMetrics(bySourceFamily[f]!)}`);
+  manifest.heldOutFloat16BySource = bySourceFamily;
   writeFileSync(path.join(outDir, `reader-${version}.json`), JSON.stringify(manifest, null, 2) + '\n');
   log(`wrote ${path.join(outDir, weightsFile)} (${bytes.byteLength} bytes) and its manifest`);
 }

@@ -130,6 +130,8 @@ export function runSettings() {
     epochs: env('TRAIN_EPOCHS', 1),
     lr: env('TRAIN_LR', 5e-4),
     minutes: env('TRAIN_MINUTES', 0),
+    /** TRAIN_FREEZE=prefix,...: parameters a continuation keeps as they start (a term left out of this run). */
+    freeze: (process.env.TRAIN_FREEZE ?? '').split(',').filter((x) => x !== ''),
     data: { corpusWeight: env('TRAIN_CORPUS_WEIGHT', 3), sourceCap: env('TRAIN_SOURCE_CAP', 6000), maxCases: env('TRAIN_MAX_CASES', 0), seed: env('TRAIN_SEED', 7) },
   };
 }
@@ -159,10 +161,11 @@ export function memberDir(key: string, i: number): string {
 }
 
 export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions: number): string {
-  const { shape, seed, epochs, lr, data, init } = settings;
-  // A run from the initialisation keeps the key it had before TRAIN_INIT existed.
+  const { shape, seed, epochs, lr, data, init, freeze } = settings;
+  // A run from the initialisation keeps the key it had before TRAIN_INIT existed (and TRAIN_FREEZE).
   const from = init === '' ? {} : { init };
-  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, base: BASE_HEADS, ...from })).digest('hex').slice(0, 12);
+  const frozen = freeze.length === 0 ? {} : { freeze };
+  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, base: BASE_HEADS, ...from, ...frozen })).digest('hex').slice(0, 12);
 }
 
 /** What main.ts hands a member thread: its index, the run's key and its examples. */
@@ -214,6 +217,9 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
     train = train.map((ex) => (drops(ex.source) ? { ...ex, items: ex.items.filter((it) => it.type !== 'noul') } : ex));
     log(`m${member}: yes/no questions left out of ${dropNoul.join(', ') || `all but ${keepNoul.join(', ')}`}; ${count(train)} training questions`);
   }
+  const trained = Object.entries(params).filter(([name]) => !settings.freeze.some((f) => name.startsWith(f)));
+  if (trained.length < Object.keys(params).length) log(`m${member}: ${Object.keys(params).length - trained.length} parameters frozen (${settings.freeze.join(', ')})`);
+  const varList = trained.map(([, v]) => v);
   const batchesPerEpoch = makeBatches(train, rng(seed)).length;
   const totalSteps = batchesPerEpoch * epochs;
   const warmup = Math.min(300, Math.floor(totalSteps / 10));
@@ -231,7 +237,7 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
       // With a time budget the learning rate decays over whichever ends first, steps or time.
       const progress = Math.max(step / Math.max(1, totalSteps), minutes > 0 ? (Date.now() - started) / (minutes * 60_000) : 0);
       (optimizer as unknown as { learningRate: number }).learningRate = lr * Math.min(1, (step + 1) / Math.max(1, warmup)) * Math.max(0.05, 1 - progress);
-      const loss = optimizer.minimize(() => batchLoss(params, shape, batches[bi]!, 0.05, random), true);
+      const loss = optimizer.minimize(() => batchLoss(params, shape, batches[bi]!, 0.05, random), true, varList);
       running = 0.98 * running + 0.02 * loss!.dataSync()[0]!;
       loss!.dispose();
       step++;
