@@ -35,7 +35,7 @@ import { cacheDir, EncodingStore } from '../encode-cache.js';
 import { registerGradients } from '../gradients.js';
 import { formatMetrics, metrics } from './calibrate.js';
 import { readBaseLogits } from './base-logits.js';
-import { buildReaderExamples, loadTrainingCases, readerTexts, type ReaderExample } from './examples.js';
+import { buildReaderExamples, loadTrainingCases, readerTexts, type ReaderExample, type ReaderItem } from './examples.js';
 import { registerPlainMatMulGradient } from './matmul-gradient.js';
 import { batchLoss, makeBatches, predict } from './loop.js';
 
@@ -131,6 +131,8 @@ export function runSettings() {
     lr: env('TRAIN_LR', 5e-4),
     minutes: env('TRAIN_MINUTES', 0),
     /** TRAIN_FREEZE=prefix,...: parameters a continuation keeps as they start (a term left out of this run). */
+    /** TRAIN_SCORE_BALANCE=1: score golds reweighted per source by their third of the rubric (balanceScoreGolds). */
+    ...(process.env.TRAIN_SCORE_BALANCE === '1' ? { scoreBalance: true } : {}),
     freeze: (process.env.TRAIN_FREEZE ?? '').split(',').filter((x) => x !== ''),
     data: { corpusWeight: env('TRAIN_CORPUS_WEIGHT', 3), sourceCap: env('TRAIN_SOURCE_CAP', 6000), maxCases: env('TRAIN_MAX_CASES', 0), seed: env('TRAIN_SEED', 7) },
   };
@@ -161,10 +163,10 @@ export function memberDir(key: string, i: number): string {
 }
 
 export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions: number): string {
-  const { shape, seed, epochs, lr, data, init, freeze } = settings;
+  const { shape, seed, epochs, lr, data, init, freeze, scoreBalance } = settings;
   // A run from the initialisation keeps the key it had before TRAIN_INIT existed (and TRAIN_FREEZE).
   const from = init === '' ? {} : { init };
-  const frozen = freeze.length === 0 ? {} : { freeze };
+  const frozen = { ...(freeze.length === 0 ? {} : { freeze }), ...(scoreBalance ? { scoreBalance } : {}) };
   return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, base: BASE_HEADS, ...from, ...frozen })).digest('hex').slice(0, 12);
 }
 
@@ -174,6 +176,40 @@ export interface MemberData {
   key: string;
   train: ReaderExample[];
   evalSet: ReaderExample[];
+}
+
+/**
+ * Where a score gold sits in its rubric: 0 low, 1 middle, 2 high, by its distance from the
+ * rubric's middle (more than a sixth of the range either way), so a rubric and its mirror image
+ * put mirrored golds in mirrored places.
+ */
+function third(gold: number, levels: number): number {
+  const d = gold / Math.max(1, levels - 1) - 0.5;
+  return d < -1 / 6 - 1e-9 ? 0 : d > 1 / 6 + 1e-9 ? 2 : 1;
+}
+
+/**
+ * Score questions reweighted per source so that golds in the low, middle and high third of their
+ * rubrics weigh alike (each factor at most 3): the converted rubrics put most golds in the middle
+ * (CEFR 76%, EmoBank 52%), and a reader trained on them answers the middle level whatever the
+ * state says (the plain questions' "How urgent is this?" for a server outage).
+ */
+export function balanceScoreGolds(examples: readonly ReaderExample[]): ReaderExample[] {
+  const counts = new Map<string, number[]>();
+  for (const ex of examples)
+    for (const it of ex.items) {
+      if (it.type !== 'score') continue;
+      const c = counts.get(ex.source) ?? [0, 0, 0];
+      c[third(it.gold, it.lines.length)]! += 1;
+      counts.set(ex.source, c);
+    }
+  const factor = (source: string, it: ReaderItem) => {
+    const c = counts.get(source)!;
+    const present = c.filter((n) => n > 0).length;
+    const total = c.reduce((a, b) => a + b, 0);
+    return Math.min(3, total / (present * c[third(it.gold, it.lines.length)]!));
+  };
+  return examples.map((ex) => (ex.items.some((it) => it.type === 'score') ? { ...ex, items: ex.items.map((it) => (it.type === 'score' ? { ...it, weight: it.weight * factor(ex.source, it) } : it)) } : ex));
 }
 
 /** Trains one member of the run and writes its parameters (float32) to its folder. */
@@ -216,6 +252,10 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
   if (dropNoul.length > 0 || keepNoul.length > 0) {
     train = train.map((ex) => (drops(ex.source) ? { ...ex, items: ex.items.filter((it) => it.type !== 'noul') } : ex));
     log(`m${member}: yes/no questions left out of ${dropNoul.join(', ') || `all but ${keepNoul.join(', ')}`}; ${count(train)} training questions`);
+  }
+  if (process.env.TRAIN_SCORE_BALANCE === '1') {
+    train = balanceScoreGolds(train);
+    log(`m${member}: score questions weighted so that each source's low, middle and high golds weigh alike`);
   }
   const trained = Object.entries(params).filter(([name]) => !settings.freeze.some((f) => name.startsWith(f)));
   if (trained.length < Object.keys(params).length) log(`m${member}: ${Object.keys(params).length - trained.length} parameters frozen (${settings.freeze.join(', ')})`);
