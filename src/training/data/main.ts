@@ -12,6 +12,7 @@ import path from 'node:path';
 import { dataDir, repoRoot } from '../data.js';
 import { build } from './build.js';
 import { generatedCases } from './generated.js';
+import { fieldPairCases } from './gen-field-pairs.js';
 import { makeReport, reportMarkdown } from './report.js';
 import type { DataCase } from './types.js';
 
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   const out = outputDir();
   const sets = arg('--sets')?.split(',');
   const generated = !process.argv.includes('--no-generated');
-  const built = build({ dataDir: dataDir(), log: (l) => console.log(l), ...(sets ? { sets } : {}), ...(generated ? { extra: () => generatedCases() } : {}) });
+  const built = build({ dataDir: dataDir(), log: (l) => console.log(l), ...(sets ? { sets } : {}), ...(generated ? { extra: (placed) => [...generatedCases(), ...fieldPairCases(placed)] } : {}) });
   mkdirSync(out, { recursive: true });
   for (const [name, cases] of Object.entries(built.splits)) {
     writeJsonl(path.join(out, `${name}.jsonl`), cases);
