@@ -7,11 +7,15 @@ import { unitHash, type SplitName } from '../data.js';
 import { datePair } from './gen-dates.js';
 import { numberPair } from './gen-numbers.js';
 import { equalityPair, fieldPair, listPair } from './gen-records.js';
+import { statePair } from './gen-states.js';
 import type { DataCase, Placed } from './types.js';
 import { randomFor, seedOf, type Random } from './util.js';
 
-/** Pair groups made per generator. */
-export const GENERATED_PAIRS: Record<string, number> = { numbers: 4000, dates: 2500, fields: 2500, lists: 2500, equality: 1500 };
+/**
+ * Pair groups made per generator. Each generator draws from its own random stream, so adding one
+ * (or changing its count) leaves the others' cases as they were.
+ */
+export const GENERATED_PAIRS: Record<string, number> = { numbers: 4000, dates: 2500, fields: 2500, lists: 2500, equality: 1500, states: 3000 };
 
 const GENERATORS: Record<string, (index: number, random: Random) => DataCase[]> = {
   numbers: numberPair,
@@ -19,6 +23,7 @@ const GENERATORS: Record<string, (index: number, random: Random) => DataCase[]> 
   fields: fieldPair,
   lists: listPair,
   equality: equalityPair,
+  states: statePair,
 };
 
 export function generatedCases(counts: Record<string, number> = GENERATED_PAIRS): Placed[] {
