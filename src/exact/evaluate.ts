@@ -6,9 +6,9 @@
  * @module
  */
 import { addMonths, compareDates, daysBetween, weekday, type DateValue } from './dates.js';
-import { bindLabel, lastKey, readValue, resolve, type Value } from './fields.js';
+import { bindLabel, keyWords, lastKey, readValue, resolve, type Value } from './fields.js';
 import { bindFlag } from './flags.js';
-import { comparable, compatible } from './quantity.js';
+import { comparable, compatible, unitFromName } from './quantity.js';
 import type { Cmp, ItemCond, Operand, Query } from './query.js';
 import { bindCounted, bindText } from './text-binding.js';
 
@@ -148,9 +148,19 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
       return { kind: 'string', s: op.s };
     case 'ref': {
       const r = resolveRef(ctx, op.ref);
-      if (!r || r.many) return undefined;
-      v = readValue(r.value, lastKey(op.ref));
-      from = `\`${op.ref}\``;
+      if (r && !r.many) {
+        v = readValue(r.value, lastKey(op.ref));
+        from = `\`${op.ref}\``;
+        break;
+      }
+      // A text state has no fields: a reference binds there as the label its key words make
+      // ("`opening_balance`" as "the opening balance"), so it never binds worse than a label.
+      const phrase = typeof ctx.state === 'string' && !r ? refPhrase(op.ref, other) : undefined;
+      if (phrase === undefined || other?.kind !== 'number') return undefined;
+      const q = bindText(ctx.state as string, phrase, other.q.dim);
+      if (!q) return undefined;
+      v = { kind: 'number', q };
+      from = `\`${op.ref}\` -> state text "${(ctx.state as string).slice(Math.max(0, q.start - 40), q.end)}"`;
       break;
     }
     case 'counted': {
@@ -212,6 +222,20 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
   }
   if (v) trace.push({ from, value: v });
   return v;
+}
+
+/**
+ * The label a reference's key words make in a text state: `opening_balance` -> "opening balance",
+ * `order.total` -> "order total". A unit in the name must be the constant's (`total_eur` against
+ * $100 does not bind); list steps and indexes never bind in text.
+ */
+function refPhrase(ref: string, other: Value | undefined): string | undefined {
+  if (!/^[A-Za-z][\w]*(?:\.[A-Za-z][\w]*)*$/.test(ref) || other?.kind !== 'number') return undefined;
+  const words = ref.split('.').flatMap(keyWords);
+  const unit = unitFromName(words);
+  if (unit && unit.dim !== other.q.dim) return undefined;
+  const phrase = (unit ? words.slice(0, -1) : words).join(' ');
+  return phrase === '' ? undefined : phrase;
 }
 
 /** Words that name the kind of a field, not which one: "the departure date" is `departure`. */
