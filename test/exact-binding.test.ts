@@ -67,3 +67,57 @@ describe('a backtick reference binds at least as well as a label', () => {
     );
   });
 });
+
+describe('a field named with its owner', () => {
+  const state = { name: 'Ann', age: 34, total: '$45.20' };
+
+  it('reads through an owner that names nothing in the state, or names the holder', () => {
+    expect(yes(state, "Is the customer's age over 30?")).toBe(true);
+    expect(yes(state, 'Is the order total more than $100?')).toBe(false);
+    expect(yes(state, "Is the order's total at least $45?")).toBe(true);
+    expect(yes(state, "Is Ann's age under 30?")).toBe(false);
+    expect(explainExact(state, noul("Is the customer's age over 30?")).bound.at(-1)?.from).toBe('"the customer\'s age" -> `age`');
+    // The holder's name or first name, parent keys, a top-level key naming the record.
+    const family = { name: 'Ann', age: 34, partner: { name: 'Bob Lee', age: 40 } };
+    expect(yes(family, "Is Bob's age over 38?")).toBe(true);
+    expect(yes(family, "Is Bob Lee's age over 38?")).toBe(true);
+    expect(yes(family, "Is Ann's age over 38?")).toBe(false);
+    expect(yes(family, "Is the partner's age over 38?")).toBe(true);
+    expect(yes({ student: 'Maya Solis', attendance_pct: 96 }, "Is Maya's attendance above 95 percent?")).toBe(true);
+    expect(yes({ pet: { name: 'Biscuit', age_years: 3 }, owner: 'Ann' }, "Is Biscuit's age over 5?")).toBe(false);
+    expect(yes({ owner: { age: 40 }, pet: { age: 3 } }, "Is the pet's age over 5?")).toBe(false);
+  });
+
+  it('abstains when the owner may name another thing than the field\'s record', () => {
+    // A person who is not the record's, a time, a modifier that names another quantity.
+    expect(yes(state, "Is Bob's age over 30?")).toBeUndefined();
+    expect(yes(state, "Is today's total more than $10?")).toBeUndefined();
+    expect(yes(state, 'Is the shipping total more than $10?')).toBeUndefined();
+    expect(yes(state, "Is the dog's age over 3?")).toBeUndefined();
+    // The owner word is in the state: it may be another record.
+    expect(yes({ ...state, note: 'customer since 2019' }, "Is the customer's age over 30?")).toBeUndefined();
+    expect(yes({ ...state, note: 'order placed online' }, 'Is the order total more than $100?')).toBeUndefined();
+    // An owner that names nothing stands for the record: never a nested field, never two.
+    expect(yes({ name: 'Ann', pet: { age: 3 } }, "Is the customer's age over 2?")).toBeUndefined();
+    expect(yes({ name: 'Ann', age: 34, age_years: 34 }, "Is the customer's age over 2?")).toBeUndefined();
+    // A name said by two texts, two possessives.
+    expect(yes({ name: 'Ann', age: 34, partner: { name: 'Ann', age: 40 } }, "Is Ann's age over 38?")).toBeUndefined();
+    expect(yes(state, "Is the customer's order's total more than $10?")).toBeUndefined();
+  });
+
+  it('an owned label, a plain label and a reference answer alike and agree with the numbers', () => {
+    const owners = ['customer', 'user', 'patient', 'member', 'client', 'applicant'];
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: 120 }), fc.constantFrom(...COMPARATORS), fc.constantFrom(...owners), fc.boolean(), (v, t, [cmp, holds], owner, nested) => {
+        // Another object with an age of its own does not make the record's age ambiguous.
+        const s = { name: 'Ann Lee', age: v, ...(nested ? { guardian: { name: 'Bo', age: t } } : {}) };
+        const owned = yes(s, `Is the ${owner}'s age ${cmp} ${t}?`);
+        expect(owned).toBe(holds(v, t));
+        expect(yes(s, `Is Ann's age ${cmp} ${t}?`)).toBe(owned);
+        expect(yes(s, `Is \`age\` ${cmp} ${t}?`)).toBe(owned);
+        if (!nested) expect(yes(s, `Is the age ${cmp} ${t}?`)).toBe(owned);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

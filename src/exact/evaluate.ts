@@ -6,7 +6,8 @@
  * @module
  */
 import { addMonths, compareDates, daysBetween, weekday, type DateValue } from './dates.js';
-import { bindLabel, keyWords, lastKey, readValue, resolve, type Value } from './fields.js';
+import { keyWords, lastKey, readValue, resolve, type Value } from './fields.js';
+import { bindLabel } from './label-binding.js';
 import { bindFlag } from './flags.js';
 import { comparable, compatible, unitFromName } from './quantity.js';
 import type { Cmp, ItemCond, Operand, Query } from './query.js';
