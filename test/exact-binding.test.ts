@@ -121,3 +121,65 @@ describe('a field named with its owner', () => {
     );
   });
 });
+
+describe('a comparative adjective that implies its field', () => {
+  const state = { name: 'Ann', age: 34, total: '$45.20' };
+
+  it('compares the one field the adjective names, for the subject as an owner', () => {
+    expect(yes(state, 'Is the customer older than 30?')).toBe(true);
+    expect(yes(state, 'Is the customer younger than 30?')).toBe(false);
+    expect(yes(state, 'Ann is older than 40.')).toBe(false);
+    expect(yes(state, 'Is the customer younger than 35 years old?')).toBe(true);
+    expect(yes({ pet: { name: 'Biscuit', species: 'dog', age_years: 3 } }, 'Is Biscuit older than 5?')).toBe(false);
+    // An age is in years: a field in days compares in days.
+    expect(yes({ pet: { name: 'Biscuit', age_days: 400 } }, 'Is Biscuit older than 1?')).toBe(true);
+    expect(yes({ pet: { name: 'Biscuit', age_days: 400 } }, 'Is Biscuit older than 2 years?')).toBe(false);
+    expect(yes({ parcel: 'P-1', weight_kg: 1.8 }, 'Is the parcel lighter than 2 kg?')).toBe(true);
+    expect(yes({ parcel: 'P-1', weight_kg: 1.8 }, 'Is the parcel heavier than 1,500 g?')).toBe(true);
+    expect(yes({ name: 'Ann', height_cm: 172 }, 'Is the patient taller than 1.8 m?')).toBe(false);
+    expect(yes({ product: 'lamp', price: '$30' }, 'Is the lamp cheaper than $25?')).toBe(false);
+    expect(yes({ product: 'lamp', price: '$30' }, 'Is the lamp more expensive than $25?')).toBe(true);
+    expect(yes({ name: 'Ann', age: 34, age_limit: 18 }, 'Is the customer older than `age_limit`?')).toBe(true);
+  });
+
+  it('abstains when the field, the subject or the constant is not certain', () => {
+    // No age field, another person, two age fields, a pronoun.
+    expect(yes({ name: 'Ann', total: 3 }, 'Is the customer older than 30?')).toBeUndefined();
+    expect(yes(state, 'Is Bob older than 30?')).toBeUndefined();
+    expect(yes({ name: 'Ann', age: 34, age_years: 34 }, 'Is the customer older than 30?')).toBeUndefined();
+    expect(yes(state, 'Is she older than 30?')).toBeUndefined();
+    // A year, a duration that is not years, a unit of another dimension, another field.
+    expect(yes(state, 'Is the customer older than 2015?')).toBeUndefined();
+    expect(yes(state, 'Is the customer older than 30 days?')).toBeUndefined();
+    expect(yes({ parcel: 'P-1', weight_kg: 1.8 }, 'Is the parcel lighter than $2?')).toBeUndefined();
+    expect(yes(state, 'Is Ann older than Bob?')).toBeUndefined();
+    // Prose states: an unlabelled count never binds.
+    expect(yes('Membership form - Name: Walter Ng. Age: 63.', 'Is Walter younger than 65?')).toBeUndefined();
+  });
+
+  it('agrees with the numbers and with the field named outright', () => {
+    const ADJ: [string, string, string, (v: number, t: number) => boolean, (t: number) => string][] = [
+      ['older', 'age', 'over', (v, t) => v > t, (t) => `${t}`],
+      ['younger', 'age', 'under', (v, t) => v < t, (t) => `${t}`],
+      ['heavier', 'weight_kg', 'above', (v, t) => v > t, (t) => `${t} kg`],
+      ['lighter', 'weight_kg', 'below', (v, t) => v < t, (t) => `${t} kg`],
+      ['taller', 'height_cm', 'above', (v, t) => v > t, (t) => `${t} cm`],
+      ['cheaper', 'price', 'less than', (v, t) => v < t, (t) => `$${t}`],
+      ['more expensive', 'price', 'more than', (v, t) => v > t, (t) => `$${t}`],
+    ];
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 150 }), fc.integer({ min: 0, max: 150 }), fc.constantFrom(...ADJ), fc.constantFrom('the customer', 'the item', 'Ann'), (v, t, [adj, field, cmp, holds, unit], who) => {
+        const s = { name: 'Ann', [field]: field === 'price' ? `$${v}` : v };
+        const implied = yes(s, `Is ${who} ${adj} than ${unit(t)}?`);
+        if (who === 'the item') {
+          // "item" is no record noun: an owner that names nothing must be one.
+          expect(implied).toBeUndefined();
+          return;
+        }
+        expect(implied).toBe(holds(v, t));
+        expect(yes(s, `Is \`${field}\` ${cmp} ${unit(t)}?`)).toBe(implied);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -202,6 +202,52 @@ function countedComparison(t: string): Query | undefined {
   return { kind: 'compare', left: { kind: 'counted', noun: stem(noun), context }, cmp, right: { kind: 'const', q: { value: n, dim: 'count', factor: 1, text: String(n) } } };
 }
 
+/**
+ * Comparative adjectives that say which field they compare ("older than 30" compares an age):
+ * the field's noun, the comparator, and the constant's dimension besides a plain number. An age
+ * is a number of years at most 150, bare or with "years (old)" ("older than 2015" may mean a
+ * year, "older than 30 days" may be a record's age in days against a person's in years: both
+ * abstain).
+ */
+const IMPLIED: Record<string, { noun: string; cmp: Cmp; dim?: string }> = {
+  older: { noun: 'age', cmp: 'gt' },
+  younger: { noun: 'age', cmp: 'lt' },
+  heavier: { noun: 'weight', cmp: 'gt', dim: 'mass' },
+  lighter: { noun: 'weight', cmp: 'lt', dim: 'mass' },
+  taller: { noun: 'height', cmp: 'gt', dim: 'length' },
+  'more expensive': { noun: 'price', cmp: 'gt', dim: 'money' },
+  'less expensive': { noun: 'price', cmp: 'lt', dim: 'money' },
+  pricier: { noun: 'price', cmp: 'gt', dim: 'money' },
+  cheaper: { noun: 'price', cmp: 'lt', dim: 'money' },
+};
+/** A year in seconds, calendar-free (365.25 days). */
+const YEAR_S = 365.25 * 86400;
+const IMPLIED_RE = new RegExp(String.raw`^(.+?)\s+(${Object.keys(IMPLIED).join('|')})\s+than\s+(.+)$`, 'i');
+
+/**
+ * "Is the customer older than 30?", "Is Biscuit older than 5?", "Is the parcel heavier than
+ * 2 kg?": the subject's field that the adjective names ("the customer's age"), bound like any
+ * field named with its owner (label-binding.ts), against a constant or a reference. Null when
+ * the wording has no such adjective; undefined when it has one but cannot be read exactly.
+ */
+function impliedComparison(t: string): Query | undefined | null {
+  const m = IMPLIED_RE.exec(t);
+  if (!m) return null;
+  const { noun, cmp, dim } = IMPLIED[m[2]!.toLowerCase()]!;
+  const owner = subject(m[1]!);
+  const rhs = noun === 'age' ? m[3]!.replace(/\s+(?:years?|yrs?)(?:\s+old|\s+of age)?$/i, '') : m[3]!;
+  let right = constantOrRef(rhs, false);
+  if (owner?.kind !== 'label' || !right || (right.kind !== 'const' && right.kind !== 'ref')) return undefined;
+  if (right.kind === 'const') {
+    const q = right.q;
+    const fits = q.dim === 'count' ? noun !== 'age' || (q.value >= 0 && q.value <= 150) : dim !== undefined && (q.dim === dim || q.dim.startsWith(`${dim}:`));
+    if (!fits) return undefined;
+    // An age is a duration in years: `age` and `age_years` count years, `age_days` compares in days.
+    if (noun === 'age') right = { kind: 'const', q: { value: q.value * YEAR_S, dim: 'time', factor: YEAR_S, text: `${q.text} years` } };
+  }
+  return { kind: 'compare', left: { kind: 'label', phrase: `${owner.phrase}'s ${noun}` }, cmp, right };
+}
+
 /** Reads a yes/no question; undefined when its wording is not one of the exact forms. */
 export function parseNoul(text: string): Query | undefined {
   const t = normalise(text, false);
@@ -288,6 +334,9 @@ export function parseNoul(text: string): Query | undefined {
     const hi = constantOrRef(between[3]!, false);
     return left && lo && hi ? { kind: 'between', left, lo, hi } : undefined;
   }
+
+  const implied = impliedComparison(t);
+  if (implied !== null) return implied;
 
   const split = splitComparison(rewritePostfix(t));
   // No comparator: perhaps a boolean field named by plain words ("Has the invoice been paid?"),
