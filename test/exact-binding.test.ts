@@ -157,6 +157,20 @@ describe('a comparative adjective that implies its field', () => {
     expect(yes('Membership form - Name: Walter Ng. Age: 63.', 'Is Walter younger than 65?')).toBeUndefined();
   });
 
+  it('reads a person over or under a whole number as their age', () => {
+    expect(yes({ patient: 'Greta Solberg', age: 47 }, 'Is the patient over 40?')).toBe(true);
+    expect(yes({ passenger: { name: 'Edith Carrow', age: 64 }, fare_type: 'standard' }, 'Is the passenger under 65?')).toBe(true);
+    expect(yes(state, 'Is the customer under 18?')).toBe(false);
+    expect(yes(state, 'The customer is at least 34.')).toBe(true);
+    // Other roles, fractions, years, units, no age field, equality: the plain reading (abstains here).
+    expect(yes({ name: 'Ann', age: 34, speed_mph: 80 }, 'Is the driver over 70?')).toBeUndefined();
+    expect(yes(state, 'Is the customer over 30.5?')).toBeUndefined();
+    expect(yes(state, 'Is the customer over 1990?')).toBeUndefined();
+    expect(yes({ name: 'Ann', age: 34, weight_kg: 70 }, 'Is the customer over 60 kg?')).toBeUndefined();
+    expect(yes({ patient: 'Ola Nowak', dob: '2012-05-30' }, 'Is the patient over 18?')).toBeUndefined();
+    expect(yes(state, 'Is the customer exactly 34?')).toBeUndefined();
+  });
+
   it('agrees with the numbers and with the field named outright', () => {
     const ADJ: [string, string, string, (v: number, t: number) => boolean, (t: number) => string][] = [
       ['older', 'age', 'over', (v, t) => v > t, (t) => `${t}`],
@@ -180,6 +194,21 @@ describe('a comparative adjective that implies its field', () => {
         expect(yes(s, `Is \`${field}\` ${cmp} ${unit(t)}?`)).toBe(implied);
       }),
       { numRuns: 400 },
+    );
+  });
+});
+
+describe('a person\'s plain number is their age', () => {
+  it('answers like the age field named outright, for every person noun and comparator', () => {
+    const people = ['patient', 'passenger', 'customer', 'applicant', 'student', 'member'];
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 150 }), fc.integer({ min: 0, max: 150 }), fc.constantFrom(...COMPARATORS), fc.constantFrom(...people), (v, t, [cmp, holds], who) => {
+        const s = { [who]: 'Sam Okoro', age: v };
+        const byPerson = yes(s, `Is the ${who} ${cmp} ${t}?`);
+        expect(byPerson).toBe(holds(v, t));
+        expect(yes(s, `Is \`age\` ${cmp} ${t}?`)).toBe(byPerson);
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -20,7 +20,7 @@ import { parseDate } from './dates.js';
 import { monthOf, WEEKDAYS } from './dates.js';
 import { phraseWords, stem } from './fields.js';
 import { parseFlag } from './flags.js';
-import { parseDigits, parseQuantity, unitOf, writtenNumber } from './quantity.js';
+import { parseDigits, parseQuantity, unitOf, writtenNumber, type Quantity } from './quantity.js';
 import type { AggFn, Cmp, ItemCond, Operand, Query } from './query.js';
 
 /** Comparator phrases, longest first so that "at least" wins over "least"-free prefixes. */
@@ -243,7 +243,7 @@ function impliedComparison(t: string): Query | undefined | null {
     const fits = q.dim === 'count' ? noun !== 'age' || (q.value >= 0 && q.value <= 150) : dim !== undefined && (q.dim === dim || q.dim.startsWith(`${dim}:`));
     if (!fits) return undefined;
     // An age is a duration in years: `age` and `age_years` count years, `age_days` compares in days.
-    if (noun === 'age') right = { kind: 'const', q: { value: q.value * YEAR_S, dim: 'time', factor: YEAR_S, text: `${q.text} years` } };
+    if (noun === 'age') right = years(q);
   }
   return { kind: 'compare', left: { kind: 'label', phrase: `${owner.phrase}'s ${noun}` }, cmp, right };
 }
@@ -347,7 +347,31 @@ export function parseNoul(text: string): Query | undefined {
   if (!left || !right) return undefined;
   // Two named fields or a name against a word are too loose; one side is a constant or a reference.
   if (left.kind === 'label' && (right.kind === 'label' || right.kind === 'text')) return undefined;
-  return { kind: 'compare', left, cmp: split.cmp, right };
+  return personAge(left, split.cmp, right) ?? { kind: 'compare', left, cmp: split.cmp, right };
+}
+
+/**
+ * People whose plain number is their age: "Is the patient over 40?", "Is the passenger under
+ * 65?". Roles whose numbers are often something else (a driver's speed, a seller's rating) are
+ * left out.
+ */
+const AGED = new Set([
+  'patient', 'passenger', 'traveller', 'traveler', 'applicant', 'candidate', 'participant', 'registrant', 'attendee', 'resident', 'person', 'child',
+  'student', 'member', 'customer', 'client', 'user', 'guest', 'employee', 'visitor', 'player',
+]);
+
+/** A person (the/this + one noun of AGED) over, under, at least or at most a whole number up to 150: their age, in years. */
+function personAge(left: Operand, cmp: Cmp, right: Operand): Query | undefined {
+  if (left.kind !== 'label' || right.kind !== 'const' || cmp === 'eq' || cmp === 'ne') return undefined;
+  const m = /^(?:the|this)\s+([a-z]+)$/i.exec(left.phrase);
+  const q = right.q;
+  if (!m || !AGED.has(m[1]!.toLowerCase()) || q.dim !== 'count' || !Number.isInteger(q.value) || q.value < 0 || q.value > 150) return undefined;
+  return { kind: 'compare', left: { kind: 'label', phrase: `${left.phrase}'s age` }, cmp, right: years(q) };
+}
+
+/** An age constant: a number of years as a duration, so `age` and `age_years` count years and `age_days` compares in days. */
+function years(q: Quantity): Operand {
+  return { kind: 'const', q: { value: q.value * YEAR_S, dim: 'time', factor: YEAR_S, text: `${q.text} years` } };
 }
 
 /** Reads a choice or score question's instructions as the value its options bucket; undefined otherwise. */
