@@ -156,7 +156,9 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
       }
       // A text state has no fields: a reference binds there as the label its key words make
       // ("`opening_balance`" as "the opening balance"), so it never binds worse than a label.
-      const phrase = typeof ctx.state === 'string' && !r ? refPhrase(op.ref, other) : undefined;
+      // (Never for a reference into the instructions' data: a missing data field is not the text's.)
+      const inData = ctx.data !== undefined && Object.prototype.hasOwnProperty.call(ctx.data, rootKey(op.ref));
+      const phrase = typeof ctx.state === 'string' && !r && !inData ? refPhrase(op.ref, other) : undefined;
       if (phrase === undefined || other?.kind !== 'number') return undefined;
       const q = bindText(ctx.state as string, phrase, other.q.dim);
       if (!q) return undefined;

@@ -6,10 +6,11 @@
  * An owner (a possessive, or one record noun before the field's words: "the order total") says
  * whose field it is. It is read through only when it cannot point at another field: it names
  * the object that holds the field (a parent key, a top-level key naming the record, the holder's
- * name or first name when no other text of the state says it), or it is a record noun ("customer", "order") that names nothing in the state at all and
- * the field is the record's own (top level). A person's name that is not the holder's ("Bob's
- * age"), a time ("today's total") or any other modifier ("the shipping total") is never read
- * through: it may name a different quantity than the field.
+ * name or first name when no other text of the state says it), or it is a record noun
+ * ("customer", "order") that names nothing in the state at all, the field is the record's own
+ * (top level) and no other field anywhere in the state has the same name. A person's name that
+ * is not the holder's ("Bob's age"), a time ("today's total") or any other modifier ("the
+ * shipping total") is never read through: it may name a different quantity than the field.
  * @module
  */
 import { keyWords, leaves, phraseWords, stem, type Leaf } from './fields.js';
@@ -91,9 +92,19 @@ function ownerFits(root: unknown, leaf: Leaf, owner: readonly string[], possessi
     return said.length === 1;
   }
   // "Bob's age" may be another person's than the record's: only a record noun stands for the record.
-  if (leaf.keys.length !== 1 || !words || owner.length !== 1 || !RECORD.has(owner[0]!)) return false;
-  return !words.has(owner[0]!);
+  if (leaf.keys.length !== 1 || !words || owner.length !== 1 || !RECORD.has(owner[0]!) || words.has(owner[0]!)) return false;
+  // The owner then says nothing about which field: the field's words must single it out in the
+  // whole state, lists included ("the customer's age" next to `guardian.age` may be the guardian's).
+  const own = ownWords(leaf);
+  return !all.some((other) => other !== leaf && other.keys.length > 0 && sameName(ownWords(other), own));
 }
+
+/** A leaf's own key words, stemmed, without unit words. */
+function ownWords(leaf: Leaf, generic: ReadonlySet<string> = new Set()): string[] {
+  return keyWords(leaf.keys[leaf.keys.length - 1]!).filter((w) => !unitOf(w) && !YEARS.has(w) && !generic.has(w)).map(stem);
+}
+
+const sameName = (a: readonly string[], b: readonly string[]) => a.length > 0 && a.length === b.length && a.every((w) => b.includes(w));
 
 /**
  * The one leaf whose name the phrase names: every word of the phrase appears among the leaf's
@@ -118,7 +129,7 @@ export function bindLabel(root: unknown, phrase: string, accept: (leaf: Leaf) =>
   for (const leaf of all) {
     if (leaf.inArray || leaf.keys.length === 0 || !accept(leaf)) continue;
     const keysWords = new Set(leaf.keys.flatMap(keyWords).map(stem));
-    const own = keyWords(leaf.keys[leaf.keys.length - 1]!).filter((w) => !unitOf(w) && !YEARS.has(w) && !generic.has(w)).map(stem);
+    const own = ownWords(leaf, generic);
     if (own.length === 0 || !own.every((w) => words.includes(w))) continue;
     const named = words.filter((w) => keysWords.has(w) || unitOf(w) !== undefined);
     const extra = words.filter((w) => !named.includes(w));
