@@ -138,9 +138,13 @@ describe('a comparative adjective that implies its field', () => {
     expect(yes(state, 'Ann is older than 40.')).toBe(false);
     expect(yes(state, 'Is the customer younger than 35 years old?')).toBe(true);
     expect(yes({ pet: { name: 'Biscuit', species: 'dog', age_years: 3 } }, 'Is Biscuit older than 5?')).toBe(false);
-    // An age is in years: a field in days compares in days.
-    expect(yes({ pet: { name: 'Biscuit', age_days: 400 } }, 'Is Biscuit older than 1?')).toBe(true);
+    // An age in years: a field in days compares in days; a bare number against days is unclear.
+    expect(yes({ pet: { name: 'Biscuit', age_days: 400 } }, 'Is Biscuit older than 1 year?')).toBe(true);
     expect(yes({ pet: { name: 'Biscuit', age_days: 400 } }, 'Is Biscuit older than 2 years?')).toBe(false);
+    expect(yes({ pet: { name: 'Biscuit', age_days: 400 } }, 'Is Biscuit older than 1?')).toBeUndefined();
+    expect(yes({ order: 'O-1', age_days: 45 }, 'Is the order older than 30?')).toBeUndefined();
+    expect(yes({ patient: 'Ola', age_days: 400 }, 'Is the patient over 1?')).toBeUndefined();
+    expect(yes({ name: 'Ann', age: 34 }, 'Is the customer older than 30 years?')).toBe(true);
     expect(yes({ parcel: 'P-1', weight_kg: 1.8 }, 'Is the parcel lighter than 2 kg?')).toBe(true);
     expect(yes({ parcel: 'P-1', weight_kg: 1.8 }, 'Is the parcel heavier than 1,500 g?')).toBe(true);
     expect(yes({ name: 'Ann', height_cm: 172 }, 'Is the patient taller than 1.8 m?')).toBe(false);

@@ -188,6 +188,7 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
           op.phrase,
           (l) => {
             const lv = readValue(l.value, l.keys[l.keys.length - 1]);
+            if (op.plain && (lv.kind !== 'number' || lv.q.dim !== 'count')) return false;
             return other.kind === 'number' ? lv.kind === 'number' && compatible(lv.q.dim, other.q.dim) : lv.kind === 'date';
           },
           other.kind === 'date' ? DATE_WORDS : NUMBER_WORDS,

@@ -205,9 +205,10 @@ function countedComparison(t: string): Query | undefined {
 /**
  * Comparative adjectives that say which field they compare ("older than 30" compares an age):
  * the field's noun, the comparator, and the constant's dimension besides a plain number. An age
- * is a number of years at most 150, bare or with "years (old)" ("older than 2015" may mean a
- * year, "older than 30 days" may be a record's age in days against a person's in years: both
- * abstain).
+ * is a number of years at most 150, bare or with "years (old)"; a bare one binds only an age
+ * field without a unit (`age_days` may count an order's age in days: "older than 30" is then
+ * unclear). "older than 2015" may mean a year and "older than 30 days" may set a person's age in
+ * years against days: both abstain.
  */
 const IMPLIED: Record<string, { noun: string; cmp: Cmp; dim?: string }> = {
   older: { noun: 'age', cmp: 'gt' },
@@ -236,16 +237,19 @@ function impliedComparison(t: string): Query | undefined | null {
   const { noun, cmp, dim } = IMPLIED[m[2]!.toLowerCase()]!;
   const owner = subject(m[1]!);
   const rhs = noun === 'age' ? m[3]!.replace(/\s+(?:years?|yrs?)(?:\s+old|\s+of age)?$/i, '') : m[3]!;
+  const inYears = rhs !== m[3];
   let right = constantOrRef(rhs, false);
+  let plain = false;
   if (owner?.kind !== 'label' || !right || (right.kind !== 'const' && right.kind !== 'ref')) return undefined;
   if (right.kind === 'const') {
     const q = right.q;
     const fits = q.dim === 'count' ? noun !== 'age' || (q.value >= 0 && q.value <= 150) : dim !== undefined && (q.dim === dim || q.dim.startsWith(`${dim}:`));
     if (!fits) return undefined;
-    // An age is a duration in years: `age` and `age_years` count years, `age_days` compares in days.
-    if (noun === 'age') right = years(q);
+    // An age "in years" is a duration (`age_days` compares in days); a bare one binds only a field without a unit.
+    if (noun === 'age' && inYears) right = years(q);
+    else if (noun === 'age') plain = true;
   }
-  return { kind: 'compare', left: { kind: 'label', phrase: `${owner.phrase}'s ${noun}` }, cmp, right };
+  return { kind: 'compare', left: { kind: 'label', phrase: `${owner.phrase}'s ${noun}`, ...(plain ? { plain } : {}) }, cmp, right };
 }
 
 /** Reads a yes/no question; undefined when its wording is not one of the exact forms. */
@@ -360,16 +364,19 @@ const AGED = new Set([
   'student', 'member', 'customer', 'client', 'user', 'guest', 'employee', 'visitor', 'player',
 ]);
 
-/** A person (the/this + one noun of AGED) over, under, at least or at most a whole number up to 150: their age, in years. */
+/**
+ * A person (the/this + one noun of AGED) over, under, at least or at most a whole number up to
+ * 150: their age, in years, so only an age field without a unit binds (not `age_days`).
+ */
 function personAge(left: Operand, cmp: Cmp, right: Operand): Query | undefined {
   if (left.kind !== 'label' || right.kind !== 'const' || cmp === 'eq' || cmp === 'ne') return undefined;
   const m = /^(?:the|this)\s+([a-z]+)$/i.exec(left.phrase);
   const q = right.q;
   if (!m || !AGED.has(m[1]!.toLowerCase()) || q.dim !== 'count' || !Number.isInteger(q.value) || q.value < 0 || q.value > 150) return undefined;
-  return { kind: 'compare', left: { kind: 'label', phrase: `${left.phrase}'s age` }, cmp, right: years(q) };
+  return { kind: 'compare', left: { kind: 'label', phrase: `${left.phrase}'s age`, plain: true }, cmp, right };
 }
 
-/** An age constant: a number of years as a duration, so `age` and `age_years` count years and `age_days` compares in days. */
+/** An age constant written in years: a duration, so `age` and `age_years` count years and `age_days` compares in days. */
 function years(q: Quantity): Operand {
   return { kind: 'const', q: { value: q.value * YEAR_S, dim: 'time', factor: YEAR_S, text: `${q.text} years` } };
 }
