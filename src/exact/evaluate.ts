@@ -6,9 +6,10 @@
  * @module
  */
 import { addMonths, compareDates, daysBetween, weekday, type DateValue } from './dates.js';
-import { bindLabel, lastKey, readValue, resolve, type Value } from './fields.js';
+import { keyWords, lastKey, readValue, resolve, type Value } from './fields.js';
+import { bindLabel } from './label-binding.js';
 import { bindFlag } from './flags.js';
-import { comparable, compatible } from './quantity.js';
+import { comparable, compatible, unitFromName } from './quantity.js';
 import type { Cmp, ItemCond, Operand, Query } from './query.js';
 import { bindCounted, bindText } from './text-binding.js';
 
@@ -148,9 +149,21 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
       return { kind: 'string', s: op.s };
     case 'ref': {
       const r = resolveRef(ctx, op.ref);
-      if (!r || r.many) return undefined;
-      v = readValue(r.value, lastKey(op.ref));
-      from = `\`${op.ref}\``;
+      if (r && !r.many) {
+        v = readValue(r.value, lastKey(op.ref));
+        from = `\`${op.ref}\``;
+        break;
+      }
+      // A text state has no fields: a reference binds there as the label its key words make
+      // ("`opening_balance`" as "the opening balance"), so it never binds worse than a label.
+      // (Never for a reference into the instructions' data: a missing data field is not the text's.)
+      const inData = ctx.data !== undefined && Object.prototype.hasOwnProperty.call(ctx.data, rootKey(op.ref));
+      const phrase = typeof ctx.state === 'string' && !r && !inData ? refPhrase(op.ref, other) : undefined;
+      if (phrase === undefined || other?.kind !== 'number') return undefined;
+      const q = bindText(ctx.state as string, phrase, other.q.dim);
+      if (!q) return undefined;
+      v = { kind: 'number', q };
+      from = `\`${op.ref}\` -> state text "${(ctx.state as string).slice(Math.max(0, q.start - 40), q.end)}"`;
       break;
     }
     case 'counted': {
@@ -175,6 +188,7 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
           op.phrase,
           (l) => {
             const lv = readValue(l.value, l.keys[l.keys.length - 1]);
+            if (op.plain && (lv.kind !== 'number' || lv.q.dim !== 'count')) return false;
             return other.kind === 'number' ? lv.kind === 'number' && compatible(lv.q.dim, other.q.dim) : lv.kind === 'date';
           },
           other.kind === 'date' ? DATE_WORDS : NUMBER_WORDS,
@@ -212,6 +226,20 @@ export function bind(op: Operand, ctx: Context, trace: Trace, other: Value | und
   }
   if (v) trace.push({ from, value: v });
   return v;
+}
+
+/**
+ * The label a reference's key words make in a text state: `opening_balance` -> "opening balance",
+ * `order.total` -> "order total". A unit in the name must be the constant's (`total_eur` against
+ * $100 does not bind); list steps and indexes never bind in text.
+ */
+function refPhrase(ref: string, other: Value | undefined): string | undefined {
+  if (!/^[A-Za-z][\w]*(?:\.[A-Za-z][\w]*)*$/.test(ref) || other?.kind !== 'number') return undefined;
+  const words = ref.split('.').flatMap(keyWords);
+  const unit = unitFromName(words);
+  if (unit && unit.dim !== other.q.dim) return undefined;
+  const phrase = (unit ? words.slice(0, -1) : words).join(' ');
+  return phrase === '' ? undefined : phrase;
 }
 
 /** Words that name the kind of a field, not which one: "the departure date" is `departure`. */

@@ -1,12 +1,12 @@
 /**
  * Fields of a JSON state (and of structured instructions' data): resolving a backtick reference
  * (`total`, `wind.gust_kmh`, `items[3].category`, `[2].replies`, `readings[].value`), reading a
- * field's value as a quantity, a date, a boolean or a string, and finding the one field whose
- * name a question's words name ("the report total" -> `report.total`).
+ * field's value as a quantity, a date, a boolean or a string; the words of keys and of noun
+ * phrases (label-binding.ts finds the one field a question's words name).
  * @module
  */
 import { parseDate, type DateValue } from './dates.js';
-import { parseQuantity, unitFromName, unitOf, type Quantity } from './quantity.js';
+import { parseQuantity, unitFromName, type Quantity } from './quantity.js';
 
 /** A value read exactly from the state. */
 export type Value =
@@ -156,28 +156,4 @@ export function phraseWords(phrase: string): string[] {
     .split(/[^a-z0-9%]+/)
     .filter((w) => w !== '' && !FILLER.has(w))
     .map(stem);
-}
-
-/**
- * The one leaf whose name the phrase names: every word of the phrase appears among the leaf's
- * key words (all levels), and every word of the leaf's own key (its unit left out) appears in
- * the phrase. Leaves inside arrays are never bound by name; several matches, or none, give
- * undefined. `accept` filters candidates by value kind.
- */
-export function bindLabel(root: unknown, phrase: string, accept: (leaf: Leaf) => boolean, generic: ReadonlySet<string> = new Set()): Leaf | undefined {
-  const words = phraseWords(phrase).filter((w) => !generic.has(w));
-  if (words.length === 0 || words.length > 6) return undefined;
-  // Words of the top-level keys name what the whole record is ("cart_id": "the cart total" is `total`).
-  const context = new Set(isObject(root) ? Object.keys(root).flatMap(keyWords).map(stem) : []);
-  const found: Leaf[] = [];
-  for (const leaf of leaves(root)) {
-    if (leaf.inArray || leaf.keys.length === 0 || !accept(leaf)) continue;
-    const all = new Set(leaf.keys.flatMap(keyWords).map(stem));
-    const own = keyWords(leaf.keys[leaf.keys.length - 1]!).filter((w) => !unitOf(w) && !generic.has(w)).map(stem);
-    if (own.length === 0) continue;
-    const named = words.filter((w) => all.has(w) || unitOf(w) !== undefined);
-    const extra = words.filter((w) => !named.includes(w));
-    if (named.length > 0 && extra.every((w) => context.has(w) && !all.has(w)) && extra.length <= 1 && own.every((w) => words.includes(w))) found.push(leaf);
-  }
-  return found.length === 1 ? found[0] : undefined;
 }

@@ -73,6 +73,31 @@ function hasNoulCriteria(question: Question): boolean {
   return (c.true !== null && c.true !== undefined) || (c.false !== null && c.false !== undefined);
 }
 
+/** The last string state read as JSON: the stage runs once per question of a request, on the same state. */
+let lastJson: { text: string; data: unknown } | undefined;
+
+/**
+ * The data the stage binds against. A string state whose whole text is one JSON object or array
+ * (`evalmodel ask '{"total":"$45.20"}'` without `--json-state`, a document sent as text) states
+ * exactly those fields, so it is read as that data: a reference, a named field and a named
+ * boolean bind as they do in a JSON state. Any other string stays a text state.
+ */
+export function stateData(state: State): unknown {
+  if (typeof state !== 'string') return state;
+  const t = state.trim();
+  if (!(t.startsWith('{') && t.endsWith('}')) && !(t.startsWith('[') && t.endsWith(']'))) return state;
+  if (lastJson?.text === state) return lastJson.data;
+  let data: unknown = state;
+  try {
+    const v: unknown = JSON.parse(t);
+    if (typeof v === 'object' && v !== null) data = v;
+  } catch {
+    // Not JSON after all: a text state that starts with a brace.
+  }
+  lastJson = { text: state, data };
+  return data;
+}
+
 /** Spreads the probability not on the decided outcome evenly over the others. */
 function spread(n: number, index: number, p: number): number[] {
   if (n === 1) return [1];
@@ -98,14 +123,14 @@ function decide(state: State, question: Question, bound: Bound[]): ExactOutcome 
   const read = questionText(question);
   if (typeof read === 'string') return abstain(read);
   const { text, data } = read;
-  const ctx: Context = { state, ...(data ? { data } : {}) };
+  const ctx: Context = { state: stateData(state), ...(data ? { data } : {}) };
 
   if (question.type === 'noul') {
     const query = parseNoul(text);
     if (!query) return abstain('the wording is not one of the exact forms', { text });
     const result = evaluateQuery(query, ctx, bound);
     if (typeof result !== 'boolean') {
-      const why = query.kind === 'flag' ? (bindFlag(state, query) as { reason?: string }).reason : undefined;
+      const why = query.kind === 'flag' ? (bindFlag(ctx.state, query) as { reason?: string }).reason : undefined;
       return abstain(why ?? 'an operand did not bind to the state, or the operands do not compare', { text, query });
     }
     const p = EXACT_PROBABILITY;

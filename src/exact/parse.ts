@@ -6,6 +6,8 @@
  *   balance is above $600.", "`x` > 71", "Did `delivered` come after `promised`?"), `between`;
  * - state checks: "Is `flag` true?", "Is `notes` empty?", "`plan` is \"pro\".";
  * - a boolean field named by plain words: "Has the invoice been paid?" (flags.ts);
+ * - a field implied by the wording: "Is the customer older than 30?", "Is the patient over 40?"
+ *   (implied.ts);
  * - lists: "Does any element of `L` have `f` greater than 5?", "every item in `L` has ...",
  *   "no entry of `L` has ...", "Are there at least three flights in `legs`?";
  * - dates: within N days/weeks/months of, weekday, weekend, month;
@@ -21,6 +23,7 @@ import { monthOf, WEEKDAYS } from './dates.js';
 import { phraseWords, stem } from './fields.js';
 import { parseFlag } from './flags.js';
 import { parseDigits, parseQuantity, unitOf, writtenNumber } from './quantity.js';
+import { impliedComparison, personAge } from './implied.js';
 import type { AggFn, Cmp, ItemCond, Operand, Query } from './query.js';
 
 /** Comparator phrases, longest first so that "at least" wins over "least"-free prefixes. */
@@ -202,6 +205,7 @@ function countedComparison(t: string): Query | undefined {
   return { kind: 'compare', left: { kind: 'counted', noun: stem(noun), context }, cmp, right: { kind: 'const', q: { value: n, dim: 'count', factor: 1, text: String(n) } } };
 }
 
+
 /** Reads a yes/no question; undefined when its wording is not one of the exact forms. */
 export function parseNoul(text: string): Query | undefined {
   const t = normalise(text, false);
@@ -289,6 +293,9 @@ export function parseNoul(text: string): Query | undefined {
     return left && lo && hi ? { kind: 'between', left, lo, hi } : undefined;
   }
 
+  const implied = impliedComparison(t, subject, constantOrRef);
+  if (implied !== null) return implied;
+
   const split = splitComparison(rewritePostfix(t));
   // No comparator: perhaps a boolean field named by plain words ("Has the invoice been paid?"),
   // never with a quantifier, a selection, a condition or a reference in the wording.
@@ -298,9 +305,8 @@ export function parseNoul(text: string): Query | undefined {
   if (!left || !right) return undefined;
   // Two named fields or a name against a word are too loose; one side is a constant or a reference.
   if (left.kind === 'label' && (right.kind === 'label' || right.kind === 'text')) return undefined;
-  return { kind: 'compare', left, cmp: split.cmp, right };
+  return personAge(left, split.cmp, right) ?? { kind: 'compare', left, cmp: split.cmp, right };
 }
-
 /** Reads a choice or score question's instructions as the value its options bucket; undefined otherwise. */
 export function parseValue(text: string): Query | undefined {
   const t = normalise(text, true);

@@ -23,8 +23,11 @@ export type AggFn = 'sum' | 'mean' | 'median' | 'min' | 'max' | 'count';
 export type Operand =
   /** A backtick reference to a field of the state or of structured instructions' data. */
   | { kind: 'ref'; ref: string }
-  /** A field or a text-state number named by the question's words. */
-  | { kind: 'label'; phrase: string }
+  /**
+   * A field or a text-state number named by the question's words; `plain`: only a field whose
+   * value has no unit binds (an age asked with a bare number of years).
+   */
+  | { kind: 'label'; phrase: string; plain?: boolean }
   /** In a text state: the one number counting `noun` ("3 quotes", "sixty users") in a sentence holding every `context` word. */
   | { kind: 'counted'; noun: string; context: string[] }
   /** A number with its unit. */
