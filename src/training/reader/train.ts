@@ -253,7 +253,7 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
     train = train.map((ex) => (drops(ex.source) ? { ...ex, items: ex.items.filter((it) => it.type !== 'noul') } : ex));
     log(`m${member}: yes/no questions left out of ${dropNoul.join(', ') || `all but ${keepNoul.join(', ')}`}; ${count(train)} training questions`);
   }
-  if (process.env.TRAIN_SCORE_BALANCE === '1') {
+  if (settings.scoreBalance) {
     train = balanceScoreGolds(train);
     log(`m${member}: score questions weighted so that each source's low, middle and high golds weigh alike`);
   }
