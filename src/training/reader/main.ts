@@ -161,9 +161,11 @@ async function main(): Promise<void> {
   const shipped = averaged(rounded.map((p) => predict(p, settings.shape, test)));
   manifest.heldOutFloat16 = metrics(shipped, temperatures);
   log(`ensemble held-out test through the float16 weights: ${formatMetrics(manifest.heldOutFloat16 as ReturnType<typeof metrics>)}`);
-  // Per source family (corpus, generated, a public set, or a derived kind such as topics): a new
+  // Per source family (corpus, a generator, a public set, or a derived kind such as topics): a new
   // source raises the pooled figure by its own questions, so a run is compared family by family.
-  const familyOf = new Map(test.flatMap((ex) => ex.items.map((item) => [item, ex.source.split('/')[0]!] as const)));
+  // Each generator of generated/* is its own family: a generator added by a run is set apart.
+  const family = (source: string) => source.split('/').slice(0, source.startsWith('generated/') ? 2 : 1).join('/');
+  const familyOf = new Map(test.flatMap((ex) => ex.items.map((item) => [item, family(ex.source)] as const)));
   const families = [...new Set(familyOf.values())].sort();
   const bySourceFamily = Object.fromEntries(families.map((f) => [f, metrics(shipped.filter((p) => familyOf.get(p.item) === f), temperatures)]));
   for (const f of families) log(`  ${f}: ${formatMetrics(bySourceFamily[f]!)}`);
