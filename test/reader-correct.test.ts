@@ -115,8 +115,9 @@ describe('the reader correcting the heads', () => {
     const questions: AnsweredQuestion[] = [
       { type: 'noul', instructions: text(4, 12), lines: [text(0, 1), text(0, 2)], probabilities: [0.4] },
       { type: 'noul', instructions: text(4, 12), lines: [text(3, 13), text(2, 14)], probabilities: [0.6] },
-      { type: 'choice', instructions: text(3, 15), lines: [text(2, 16), text(3, 17)], probabilities: [0.3, 0.7] },
-      { type: 'score', instructions: text(3, 18), lines: [text(2, 19), text(2, 20), text(2, 21)], probabilities: [0.2, 0.5, 0.3] },
+      // With field-pair inputs, so the field-pair term's bias is read too.
+      { type: 'choice', instructions: text(3, 15), lines: [text(2, 16), text(3, 17)], probabilities: [0.3, 0.7], fieldPair: 0.8 },
+      { type: 'score', instructions: text(3, 18), lines: [text(2, 19), text(2, 20), text(2, 21)], probabilities: [0.2, 0.5, 0.3], fieldPair: 0.35 },
     ];
     const before = correctAnswers(random, state, questions).flat();
     const biases = Object.keys(random.members[0]!).filter((n) => /\.(b|b1|b2|f1b|f2b)$/.test(n) && !/ln\d?\.b$|^out\.ln\.b$/.test(n));

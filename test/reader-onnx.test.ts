@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../src/encoder/backend.js';
 import { loadOnnxRuntime } from '../src/onnx/runtime.js';
 import * as tf from '@tensorflow/tfjs-core';
-import { INPUT, ORDINAL } from '../src/heads/reader/architecture.js';
+import { FIELD_PAIR, INPUT, ORDINAL } from '../src/heads/reader/architecture.js';
 import type { ReaderQuestion, ReaderText } from '../src/heads/reader/batch.js';
 import { baseOf, correctAnswers, correctAnswersWith, type AnsweredQuestion } from '../src/heads/reader/correct.js';
 import { readerFor } from '../src/heads/reader/load.js';
@@ -52,7 +52,10 @@ const answeredOf = (long: number): fc.Arbitrary<AnsweredQuestion> =>
     fc.record({ type: fc.constant('noul' as const), instructions: textArb(long), lines: fc.tuple(textArb(long / 3), textArb(long / 3)).map((t) => [...t]), probabilities: probability.map((p) => [p]) }),
     ...(['choice', 'score'] as const).map((type) =>
       fc.integer({ min: 2, max: 9 }).chain((n) =>
-        fc.record({ type: fc.constant(type), instructions: textArb(long), lines: fc.array(textArb(long / 3), { minLength: n, maxLength: n }), probabilities: outcomes(n) }),
+        fc.record(
+          { type: fc.constant(type), instructions: textArb(long), lines: fc.array(textArb(long / 3), { minLength: n, maxLength: n }), probabilities: outcomes(n), fieldPair: fc.double({ min: -0.2, max: 1, noNaN: true }) },
+          { requiredKeys: ['type', 'instructions', 'lines', 'probabilities'] },
+        ),
       ),
     ),
   );
@@ -75,7 +78,7 @@ function worst(a: readonly number[][], b: readonly number[][]): number {
 describe.skipIf(native !== null || !readerName)('reader on onnxruntime-node (parity with tfjs-wasm)', () => {
   let reader: LoadedReader;
   let ort: OnnxReader;
-  /** The shipped reader with the ordinal term's parameters at random (nonzero), on both backends. */
+  /** The shipped reader with the ordinal and field-pair terms' parameters at random (nonzero), on both backends. */
   let ordinal: { reader: LoadedReader; ort: OnnxReader };
   beforeAll(async () => {
     await initBackend('wasm');
@@ -83,10 +86,12 @@ describe.skipIf(native !== null || !readerName)('reader on onnxruntime-node (par
     ort = await OnnxReader.create(reader);
     // At the scale of the trained readouts' matching layers (h like score's, s like noul's).
     const like: Record<string, string> = { 'ord.h.w1': 'score.w1', 'ord.h.b1': 'score.b1', 'ord.h.w2': 'score.w2', 'ord.s.w1': 'noul.w1', 'ord.s.b1': 'noul.b1', 'ord.s.w2': 'noul.w2', 'ord.s.b2': 'noul.b2' };
+    // The field-pair term's likewise (g like score's, its coefficients like score's last layer).
+    Object.assign(like, { 'pair.g.w1': 'score.w1', 'pair.g.b1': 'score.b1', 'pair.g.w2': 'score.w2', 'pair.choice': 'score.w2', 'pair.score': 'score.w2' });
     const deviation = (t: tf.Tensor) => Math.max(0.01, Math.sqrt(tf.moments(t).variance.dataSync()[0]! + tf.moments(t).mean.dataSync()[0]! ** 2));
     let seed = 90;
     const members = reader.members.map((p) =>
-      Object.fromEntries(Object.entries(p).map(([n, v]) => [n, n.startsWith(ORDINAL) ? tf.keep(tf.randomNormal(v.shape, 0, deviation(p[like[n]!]!), 'float32', seed++)) : v])),
+      Object.fromEntries(Object.entries(p).map(([n, v]) => [n, n.startsWith(ORDINAL) || n.startsWith(FIELD_PAIR) ? tf.keep(tf.randomNormal(v.shape, 0, deviation(p[like[n]!]!), 'float32', seed++)) : v])),
     );
     const withTerm = { ...reader, members };
     ordinal = { reader: withTerm, ort: await OnnxReader.create(withTerm) };

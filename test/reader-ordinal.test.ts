@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../src/encoder/backend.js';
-import { DEFAULT_SHAPE, INPUT, initOf, ORDINAL, paramShapes, type ReaderShape } from '../src/heads/reader/architecture.js';
+import { DEFAULT_SHAPE, FIELD_PAIR, INPUT, initOf, ORDINAL, paramShapes, type ReaderShape } from '../src/heads/reader/architecture.js';
 import type { ReaderQuestion, ReaderText } from '../src/heads/reader/batch.js';
 import { readerLogits, type LoadedReader } from '../src/heads/reader/logits.js';
 import { BUCKETS, decodeParams, encodeParams, type ReaderManifest } from '../src/heads/reader/weights.js';
@@ -103,16 +103,17 @@ describe('ordinal score term', () => {
     expect(readerLogits(continued, state, questions)).toEqual(before);
     tf.dispose(Object.values(params));
 
-    // A file of the table without the ordinal parameters (as shipped before them), manifest without `ordinal`.
+    // A file of the table without the ordinal parameters (as shipped before them, and before the
+    // field-pair term that follows them in the table), manifest without `ordinal`.
     const shapes = paramShapes(SHAPE);
-    const legacy = Object.entries(shapes).filter(([n]) => !n.startsWith(ORDINAL));
+    const legacy = Object.entries(shapes).filter(([n]) => !n.startsWith(ORDINAL) && !n.startsWith(FIELD_PAIR));
     const halves = new Uint16Array(encodeParams(SHAPE, [trained]).buffer);
     const bytes = new Uint8Array(halves.slice(0, legacy.reduce((s, [, sh]) => s + size(sh), 0)).buffer);
     const manifest: ReaderManifest = { format: 'evalmodel-reader/1', weights: 'x.bin', sha256: sha256Hex(bytes), dtype: 'float16', shape: SHAPE, members: 1, temperatures: Object.fromEntries(BUCKETS.map((b) => [b, 1])) };
     const [decoded] = decodeParams(manifest, bytes);
     for (const [n] of Object.entries(shapes)) if (n.startsWith(ORDINAL)) expect(decoded![n]!.every((x) => x === 0)).toBe(true);
     const roundedOld = readerOf([decoded!]);
-    const roundedNoTerm = readerOf([withoutOrdinal(decodeParams({ ...manifest, ordinal: true, sha256: sha256Hex(encodeParams(SHAPE, [trained])) }, encodeParams(SHAPE, [trained]))[0]!)]);
+    const roundedNoTerm = readerOf([withoutOrdinal(decodeParams({ ...manifest, ordinal: true, fieldPair: true, sha256: sha256Hex(encodeParams(SHAPE, [trained])) }, encodeParams(SHAPE, [trained]))[0]!)]);
     expect(readerLogits(roundedOld, state, questions)).toEqual(readerLogits(roundedNoTerm, state, questions));
     // The flag names what the file holds: claiming the term on a file without it fails.
     expect(() => decodeParams({ ...manifest, ordinal: true }, bytes)).toThrow(/bytes/);

@@ -122,7 +122,7 @@ describe('reader weights', () => {
   it('encodes and decodes members, and refuses a file that does not match its manifest', () => {
     const members = [randomValues(SHAPE, 1), randomValues(SHAPE, 2)];
     const bytes = encodeParams(SHAPE, members);
-    const manifest: ReaderManifest = { format: 'evalmodel-reader/1', weights: 'x.bin', sha256: sha256Hex(bytes), dtype: 'float16', shape: SHAPE, ordinal: true, members: 2, temperatures: Object.fromEntries(BUCKETS.map((b) => [b, 1.5])) };
+    const manifest: ReaderManifest = { format: 'evalmodel-reader/1', weights: 'x.bin', sha256: sha256Hex(bytes), dtype: 'float16', shape: SHAPE, ordinal: true, fieldPair: true, members: 2, temperatures: Object.fromEntries(BUCKETS.map((b) => [b, 1.5])) };
     const back = decodeParams(manifest, bytes);
     expect(back).toHaveLength(2);
     for (const [n, v] of Object.entries(members[1]!)) v.forEach((x, i) => expect(Math.abs(back[1]![n]![i]! - x)).toBeLessThan(1e-3));

@@ -188,7 +188,7 @@ export class TrainedHeadsRunner {
       this.readerBackend = report;
       if (signal?.aborted) throw abortReason(signal);
       const asText = (t: TextRep) => ({ tokens: t.tokens, n: t.n, ids: t.ids ?? [] });
-      const answered = inputs.map((q, i) => ({ type: q.type, instructions: asText(q.instructions), lines: q.lines.map(asText), probabilities: probabilities[i]! }));
+      const answered = inputs.map((q, i) => ({ type: q.type, instructions: asText(q.instructions), lines: q.lines.map(asText), fieldPair: q.pair, probabilities: probabilities[i]! }));
       probabilities = native
         ? await correctAnswersWith(reader, (s, qs) => native.logits(s, qs), asText(stateRep), answered)
         : correctAnswers(reader, asText(stateRep), answered);

@@ -20,6 +20,12 @@
  *   the rubric (which end its words put high), s an intensity read from the instructions (which
  *   attended over the state). A reversed rubric flips p and d together, so d * p_k of a level's
  *   text is unchanged and the reversed rubric gives the reversed distribution exactly.
+ * - field pairs (`FIELD_PAIR`): a question that compares two fields of the state ("How similar
+ *   are `draft` and `final`?") gets the cosine c of the two fields' mean token states
+ *   (heads/fields.ts); each choice option and score level adds (a_c c + a_h) g_k, g_k a scalar
+ *   read from the line's own features (same parameters for every line), a per type. Attention
+ *   over the whole state cannot tell how alike two parts of it are; this says it directly. Per
+ *   line, so option order and rubric reversal keep their exact symmetries; 0 where no pair exists.
  *
  * Everything here is data: widths, parameter names and shapes. `forward.ts` runs it on tfjs
  * (training and serving), and any other backend follows the same table.
@@ -116,6 +122,13 @@ export function paramShapes(s: ReaderShape): Record<string, number[]> {
     'ord.s.b1': [s.mlp],
     'ord.s.w2': [s.mlp, 1],
     'ord.s.b2': [1],
+    // The field-pair term: g_k from [line, line * instructions, instructions] (no output bias: a
+    // constant added to every g_k of a question cancels in its softmax), and per type (a_c, a_h).
+    'pair.g.w1': [3 * r, s.mlp],
+    'pair.g.b1': [s.mlp],
+    'pair.g.w2': [s.mlp, 1],
+    'pair.choice': [2],
+    'pair.score': [2],
   });
   return out;
 }
@@ -126,6 +139,12 @@ export function paramShapes(s: ReaderShape): Record<string, number[]> {
  * reader gives the answers it gave before the term existed.
  */
 export const ORDINAL = 'ord.';
+
+/**
+ * Prefix of the field-pair term's parameters; a weight file whose manifest lacks
+ * `fieldPair: true` reads them as zeros, which makes the term exactly 0.
+ */
+export const FIELD_PAIR = 'pair.';
 
 /**
  * Parameters that start as a copy of another (training's warm start): the state's projections
@@ -151,7 +170,8 @@ export function initOf(name: string, shape: readonly number[]): 'zeros' | 'ones'
   // The ordinal term's h is the exception: s's last layer at zero already makes the term 0,
   // and a small random h gives s a gradient from the first step (with both at zero, neither
   // would ever move).
-  if (name === 'ord.h.w2') return 0.1 * Math.sqrt(1 / shape[0]!);
+  // The field-pair term's g likewise: its coefficients a start at zero (a vector), so the term is 0.
+  if (name === 'ord.h.w2' || name === 'pair.g.w2') return 0.1 * Math.sqrt(1 / shape[0]!);
   if (/\.w2$/.test(name)) return 'zeros';
   return Math.sqrt(1 / shape[0]!);
 }

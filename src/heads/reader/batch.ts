@@ -30,6 +30,11 @@ export interface ReaderQuestion {
    * reader's readout corrects; absent reads as zeros.
    */
   base?: readonly number[];
+  /**
+   * The cosine of the two state fields the question compares (heads/fields.ts), or null/absent
+   * when it names no such pair: the field-pair term's input (architecture.ts).
+   */
+  fieldPair?: number | null;
 }
 
 export interface ReaderGroup {
@@ -91,6 +96,8 @@ export interface OutcomeLayout {
   slots: number[][];
   /** The base heads' log-probability of each line's outcome. */
   base: number[];
+  /** Per line, its question's field-pair input [cosine, 1] (or [0, 0] with no pair), flat. */
+  pair: number[];
   width: number;
 }
 
@@ -148,8 +155,8 @@ export function readerBatchData(groups: readonly ReaderGroup[]): ReaderBatchData
   const layouts: Layout[] = [];
   const order: ReaderBatch['order'] = [];
   const noul = { instr: [] as number[], yes: [] as number[], no: [] as number[], hasCrit: [] as number[], base: [] as number[] };
-  const choice: OutcomeLayout = { line: [], instr: [], slots: [], width: 0, base: [] };
-  const score: OutcomeLayout & ScoreLevels = { line: [], instr: [], slots: [], width: 0, base: [], position: [], count: [], signed: [], mirror: [], question: [], scale: [] };
+  const choice: OutcomeLayout = { line: [], instr: [], slots: [], width: 0, base: [], pair: [] };
+  const score: OutcomeLayout & ScoreLevels = { line: [], instr: [], slots: [], width: 0, base: [], pair: [], position: [], count: [], signed: [], mirror: [], question: [], scale: [] };
   const T = up8(Math.max(1, ...groups.map((g) => g.questions.reduce((s, q) => s + 1 + q.lines.length, 0))));
   const zeroRow = G * T;
   groups.forEach((g, gi) => {
@@ -180,6 +187,7 @@ export function readerBatchData(groups: readonly ReaderGroup[]): ReaderBatchData
           target.line.push(l);
           target.instr.push(instr);
           target.base.push(q.base?.[k] ?? 0);
+          target.pair.push(...(typeof q.fieldPair === 'number' && Number.isFinite(q.fieldPair) ? [q.fieldPair, 1] : [0, 0]));
           if (q.type === 'score') {
             const n = lines.length;
             const p = n > 1 ? (2 * k) / (n - 1) - 1 : 0;

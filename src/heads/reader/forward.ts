@@ -180,6 +180,19 @@ function ordinalTerm(lin: Linear, v: tf.Tensor2D, s: OutcomeLayout & ScoreLevels
   return tf.mul(tf.mul(direction, signed), intensity) as tf.Tensor1D;
 }
 
+/**
+ * The field-pair term of every outcome line (architecture.ts): (a_c c + a_h) g_k, with the
+ * line's [c, has] input; exactly 0 for a line whose question compares no fields.
+ */
+function fieldPairTerm(lin: Linear, p: ReaderParams, coefficients: string, lines: OutcomeLayout, features: tf.Tensor2D): tf.Tensor1D {
+  // Most batches compare no fields: their term is exactly 0 without reading g.
+  if (lines.pair.every((x) => x === 0)) return tf.zeros([lines.line.length]);
+  const g = mlp(lin, 'pair.g', features);
+  const input = tf.tensor2d(lines.pair, [lines.line.length, 2]);
+  const coef = tf.reshape(tf.matMul(input, tf.reshape(p[coefficients]!, [2, 1])), [-1]);
+  return tf.mul(coef, g) as tf.Tensor1D;
+}
+
 /** [line, line * instructions, instructions] rows. */
 function pairFeatures(v: tf.Tensor2D, line: readonly number[], instr: readonly number[], differentiable: boolean): tf.Tensor2D {
   const l = rows(v, line, differentiable);
@@ -271,13 +284,18 @@ export function readerForward(
     noul = bound(tf.add(tf.tensor1d(n.base), delta)) as tf.Tensor1D;
   }
   let choice: tf.Tensor1D | null = null;
-  if (b.choice) choice = bound(tf.add(tf.tensor1d(b.choice.base), mlp(lin, 'choice', pairFeatures(v, b.choice.line, b.choice.instr, d)))) as tf.Tensor1D;
+  if (b.choice) {
+    const features = pairFeatures(v, b.choice.line, b.choice.instr, d);
+    const options = tf.add(mlp(lin, 'choice', features), fieldPairTerm(lin, p, 'pair.choice', b.choice, features));
+    choice = bound(tf.add(tf.tensor1d(b.choice.base), options)) as tf.Tensor1D;
+  }
   let score: tf.Tensor1D | null = null;
   if (b.score) {
     const s = b.score;
     const extra = tf.tensor2d(s.position.flatMap((pos, i) => [pos, s.count[i]!]), [s.position.length, 2]);
     const pair = pairFeatures(v, s.line, s.instr, d);
-    const levels = tf.add(mlp(lin, 'score', tf.concat([pair, extra], 1)), ordinalTerm(lin, v, s, pair, d));
+    // Summed in onnx-graph.ts' order: (independent + ordinal) + field pair.
+    const levels = tf.add(tf.add(mlp(lin, 'score', tf.concat([pair, extra], 1)), ordinalTerm(lin, v, s, pair, d)), fieldPairTerm(lin, p, 'pair.score', s, pair));
     score = bound(tf.add(tf.tensor1d(s.base), levels)) as tf.Tensor1D;
   }
   return { noul, choice, score };

@@ -14,7 +14,8 @@
  *   and the base heads' log-probabilities: `noulInstr`, `noulYes`, `noulNo`, `noulCrit`,
  *   `noulBase` [N]; `choiceLine`, `choiceInstr`, `choiceBase` [C]; `scoreLine`, `scoreInstr`,
  *   `scoreBase` [S], `scoreExtra` [S, 2], and for the ordinal term `scoreSigned`, `scoreScale`
- *   [S], `scoreMirror`, `scoreQuestion` int64 [S] (batch.ts' `ScoreLevels`). A type with no question is fed one dummy row
+ *   [S], `scoreMirror`, `scoreQuestion` int64 [S] (batch.ts' `ScoreLevels`), and the field-pair
+ *   inputs `choicePair` [C, 2], `scorePair` [S, 2]. A type with no question is fed one dummy row
  *   (onnxruntime's kernels are not all safe on empty tensors) and its output ignored.
  *
  * Outputs per member m: bounded logits `noul_m` [N], `choice_m` [C], `score_m` [S], as
@@ -49,6 +50,8 @@ export const READER_FLOAT_INPUTS: Record<string, (string | number)[]> = {
   scoreExtra: ['S', 2],
   scoreSigned: ['S'],
   scoreScale: ['S'],
+  choicePair: ['C', 2],
+  scorePair: ['S', 2],
 };
 export const READER_INDEX_INPUTS: Record<string, string> = {
   rowText: 'R',
@@ -143,7 +146,13 @@ function member(g: GraphBuilder, shape: ReaderShape, p: ReaderParams, m: number,
   // With criteria, only the criteria's difference: swapping them negates the logit exactly.
   const delta = g.op('Add', [g.op('Mul', [g.op('Sub', [g.fill(1), 'noulCrit']), plain]), g.op('Mul', ['noulCrit', criteria])]);
   bound(delta, 'noulBase', `noul_${m}`);
-  bound(mlp('choice', pair('choiceLine', 'choiceInstr')), 'choiceBase', `choice_${m}`);
+  // The field-pair term (forward.ts' `fieldPairTerm`): (a_c c + a_h) g_k per line.
+  const fieldPairTerm = (features: string, input: string, coefficients: string) => {
+    const coef = g.op('Reshape', [g.op('MatMul', [input, g.floats(values(coefficients), [2, 1])]), g.int64s([-1])]);
+    return g.op('Mul', [coef, mlp('pair.g', features)]);
+  };
+  const optionPair = pair('choiceLine', 'choiceInstr');
+  bound(g.op('Add', [mlp('choice', optionPair), fieldPairTerm(optionPair, 'choicePair', 'pair.choice')]), 'choiceBase', `choice_${m}`);
   const levelPair = pair('scoreLine', 'scoreInstr');
   const independent = mlp('score', g.op('Concat', [levelPair, 'scoreExtra'], { axis: 1 }));
   // The ordinal term (forward.ts' `ordinalTerm`): summands p_k (h_k - h_mirror) that a reversal
@@ -154,7 +163,7 @@ function member(g: GraphBuilder, shape: ReaderShape, p: ReaderParams, m: number,
   const perQuestion = g.op('ScatterElements', [zeros, 'scoreQuestion', summands], { axis: 0, reduction: 'add' });
   const direction = g.op('Mul', [g.op('Gather', [perQuestion, 'scoreQuestion'], { axis: 0 }), 'scoreScale']);
   const term = g.op('Mul', [g.op('Mul', [direction, 'scoreSigned']), mlp('ord.s', rows('scoreInstr'))]);
-  bound(g.op('Add', [independent, term]), 'scoreBase', `score_${m}`);
+  bound(g.op('Add', [g.op('Add', [independent, term]), fieldPairTerm(levelPair, 'scorePair', 'pair.score')]), 'scoreBase', `score_${m}`);
 }
 
 /** The reader's model for these members (see the module comment). */

@@ -22,11 +22,11 @@ export interface OnnxReaderOptions {
 function typeFeeds(b: ReaderBatchData): { index: Record<string, number[]>; value: Record<string, number[]> } {
   const z = b.zeroRow;
   const n = b.noul ?? { instr: [z], yes: [z], no: [z], hasCrit: [0], base: [0] };
-  const c = b.choice ?? { line: [z], instr: [z], base: [0] };
-  const s = b.score ?? { line: [z], instr: [z], base: [0], position: [0], count: [0], signed: [0], scale: [0], mirror: [0], question: [0] };
+  const c = b.choice ?? { line: [z], instr: [z], base: [0], pair: [0, 0] };
+  const s = b.score ?? { line: [z], instr: [z], base: [0], pair: [0, 0], position: [0], count: [0], signed: [0], scale: [0], mirror: [0], question: [0] };
   return {
     index: { rowText: Array.from(b.rowText), noulInstr: n.instr, noulYes: n.yes, noulNo: n.no, choiceLine: c.line, choiceInstr: c.instr, scoreLine: s.line, scoreInstr: s.instr, scoreMirror: s.mirror, scoreQuestion: s.question },
-    value: { noulCrit: n.hasCrit, noulBase: n.base, choiceBase: c.base, scoreBase: s.base, scoreExtra: s.position.flatMap((p, i) => [p, s.count[i]!]), scoreSigned: s.signed, scoreScale: s.scale },
+    value: { noulCrit: n.hasCrit, noulBase: n.base, choiceBase: c.base, scoreBase: s.base, scoreExtra: s.position.flatMap((p, i) => [p, s.count[i]!]), scoreSigned: s.signed, scoreScale: s.scale, choicePair: c.pair, scorePair: s.pair },
   };
 }
 

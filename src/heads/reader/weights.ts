@@ -7,11 +7,12 @@
  * A file written before the ordinal score term existed lacks its parameters (`ORDINAL`): its
  * manifest has no `ordinal: true`, so its table skips them and they load as zeros, which makes
  * the term exactly 0 (the reader answers as before). One forward pass serves both, with no
- * second code path; training writes `ordinal: true`.
+ * second code path; training writes `ordinal: true`. The field-pair term (`FIELD_PAIR`) likewise,
+ * with `fieldPair: true`.
  * @module
  */
 import { sha256Hex } from '../sha256.js';
-import { ORDINAL, paramShapes, type ReaderShape } from './architecture.js';
+import { FIELD_PAIR, ORDINAL, paramShapes, type ReaderShape } from './architecture.js';
 
 export interface ReaderManifest {
   format: 'evalmodel-reader/1';
@@ -24,6 +25,8 @@ export interface ReaderManifest {
   temperatures: Record<string, number>;
   /** True when the file holds the ordinal term's parameters (absent: they read as zeros). */
   ordinal?: boolean;
+  /** True when the file holds the field-pair term's parameters (absent: they read as zeros). */
+  fieldPair?: boolean;
   [extra: string]: unknown;
 }
 
@@ -108,7 +111,8 @@ export function decodeParams(manifest: ReaderManifest, bytes: Uint8Array): Recor
   }
   if (manifest.ordinal !== undefined && manifest.ordinal !== true) throw new Error(`reader: bad ordinal flag ${String(manifest.ordinal)}`);
   const all = paramShapes(s);
-  const stored = (name: string) => manifest.ordinal === true || !name.startsWith(ORDINAL);
+  if (manifest.fieldPair !== undefined && manifest.fieldPair !== true) throw new Error(`reader: bad fieldPair flag ${String(manifest.fieldPair)}`);
+  const stored = (name: string) => (manifest.ordinal === true || !name.startsWith(ORDINAL)) && (manifest.fieldPair === true || !name.startsWith(FIELD_PAIR));
   const shapes = Object.fromEntries(Object.entries(all).filter(([name]) => stored(name)));
   const total = Object.values(shapes).reduce((acc, sh) => acc + sh.reduce((a, b) => a * b, 1), 0);
   if (bytes.byteLength !== total * 2 * manifest.members) throw new Error(`reader: weight file has ${bytes.byteLength} bytes, ${manifest.members} members of this shape need ${total * 2 * manifest.members}`);

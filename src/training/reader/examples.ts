@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { flattenWhitespace, renderQuestion, renderState } from '../../canonical/index.js';
+import { pairSimilarities } from '../../heads/fields.js';
 import { questionTexts } from '../../heads/texts.js';
 import type { ReaderQuestion, ReaderText } from '../../heads/reader/batch.js';
 import type { Tokenizer } from '../../tokenizer/index.js';
@@ -106,10 +107,15 @@ export function buildReaderExamples(
     if (tokenIds.length !== e.n) return { tokens: e.tokens.subarray(0, n * 512), n, ids: new Array<number>(n).fill(-1) };
     return { tokens: e.tokens.subarray(0, n * 512), n, ids: tokenIds.slice(0, n) };
   };
+  const tokenize = (text: string) => tokenizer.encode(flattenWhitespace(text));
   return cases.map((c) => {
     const items: ReaderItem[] = [];
     const caseBase = base?.get(`${c.source}/${c.id}`);
-    for (const [qid, g] of Object.entries(c.gold)) {
+    const state = rep(renderState(c.state), maxState);
+    // The field-pair input as serving computes it (heads/runner.ts), from the same cached state.
+    const golds = Object.entries(c.gold);
+    const pairs = pairSimilarities(golds.map(([qid]) => c.questions[qid]!), c.state, state.ids, state.tokens, tokenize);
+    for (const [qi, [qid, g]] of golds.entries()) {
       const q = c.questions[qid]!;
       const rendered = renderQuestion(q);
       const gold = goldIndex(q, g);
@@ -117,9 +123,10 @@ export function buildReaderExamples(
       const t = questionTexts(rendered);
       const b = caseBase?.[qid];
       if (base && (!b || b.length !== rendered.keys.length)) continue;
-      items.push({ type: rendered.type, instructions: rep(t.instructions), lines: t.lines.map((l) => rep(l)), gold, weight: c.weight, ...(b ? { base: b } : {}) });
+      const fieldPair = pairs[qi];
+      items.push({ type: rendered.type, instructions: rep(t.instructions), lines: t.lines.map((l) => rep(l)), gold, weight: c.weight, ...(b ? { base: b } : {}), ...(typeof fieldPair === 'number' ? { fieldPair } : {}) });
     }
-    return { id: `${c.source}/${c.id}`, source: c.source, ...(c.pair ? { pair: c.pair } : {}), state: rep(renderState(c.state), maxState), items };
+    return { id: `${c.source}/${c.id}`, source: c.source, ...(c.pair ? { pair: c.pair } : {}), state, items };
   });
 }
 

@@ -86,7 +86,7 @@ function snapshot(key: string): void {
   mkdirSync(outDir, { recursive: true });
   const version = process.env.TRAIN_VERSION ?? '1.13.0';
   writeFileSync(path.join(outDir, `reader-${version}.bin`), bytes);
-  const manifest: ReaderManifest = { format: 'evalmodel-reader/1', weights: `reader-${version}.bin`, sha256: sha256Hex(bytes), dtype: 'float16', shape: settings.shape, ordinal: true, members: dirs.length, temperatures: Object.fromEntries(BUCKETS.map((b) => [b, 1])), snapshotOf: key };
+  const manifest: ReaderManifest = { format: 'evalmodel-reader/1', weights: `reader-${version}.bin`, sha256: sha256Hex(bytes), dtype: 'float16', shape: settings.shape, ordinal: true, fieldPair: true, members: dirs.length, temperatures: Object.fromEntries(BUCKETS.map((b) => [b, 1])), snapshotOf: key };
   writeFileSync(path.join(outDir, `reader-${version}.json`), JSON.stringify(manifest, null, 2) + '\n');
   log(`snapshot of ${dirs.length} members of run ${key} in ${outDir}`);
 }
@@ -139,6 +139,7 @@ async function main(): Promise<void> {
     dtype: 'float16',
     shape: settings.shape,
     ordinal: true,
+    fieldPair: true,
     base: BASE_HEADS,
     members,
     temperatures,

@@ -167,7 +167,10 @@ export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions:
   // A run from the initialisation keeps the key it had before TRAIN_INIT existed (and TRAIN_FREEZE).
   const from = init === '' ? {} : { init };
   const frozen = { ...(freeze.length === 0 ? {} : { freeze }), ...(scoreBalance ? { scoreBalance } : {}) };
-  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, base: BASE_HEADS, ...from, ...frozen })).digest('hex').slice(0, 12);
+  // The parameter table (since the field-pair term): a run of another architecture with the same
+  // settings never resumes this one's checkpoints.
+  const params = Object.keys(paramShapes(shape));
+  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, base: BASE_HEADS, ...from, ...frozen, params })).digest('hex').slice(0, 12);
 }
 
 /** What main.ts hands a member thread: its index, the run's key and its examples. */
