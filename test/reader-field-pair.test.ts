@@ -1,5 +1,5 @@
 /**
- * The reader's field-pair term (architecture.ts, (a_c c + a_h) g_k per outcome line): exactly 0
+ * The reader's field-pair term (architecture.ts, ((FIELD_PAIR_BASE + a) . [c, 1]) g_k per outcome line): exactly 0
  * for a question that compares no fields, at its initialisation and in a weight file written
  * before it existed (the shipped reader answers as before); option order and rubric reversal
  * keep their exact symmetries with it; and it learns what nothing else in the reader can see:
@@ -71,7 +71,7 @@ describe('field-pair term', () => {
     // Without the pair inputs, the trained term is 0 again.
     expect(readerLogits(readerOf([trained]), state, questions.map(({ fieldPair: _, ...q }) => q))).toEqual(before);
 
-    // Initialised as training starts it: g random (no saddle), the coefficients zero.
+    // Initialised as training starts it: g's last layer at zero, the coefficients at their base.
     const initialised = { ...trained };
     let seed = 40;
     for (const [n, sh] of Object.entries(paramShapes(SHAPE))) {
@@ -79,7 +79,8 @@ describe('field-pair term', () => {
       const how = initOf(n, sh);
       initialised[n] = how === 'zeros' ? new Float32Array(size(sh)) : how === 'ones' ? new Float32Array(size(sh)).fill(1) : (tf.randomNormal(sh, 0, how, 'float32', seed++).dataSync() as Float32Array);
     }
-    expect(initialised['pair.g.w2']!.some((x) => x !== 0)).toBe(true);
+    expect(initialised['pair.g.w1']!.some((x) => x !== 0)).toBe(true); // g's hidden layer is live: its last layer gets a gradient
+    expect(initialised['pair.g.w2']!.every((x) => x === 0)).toBe(true);
     expect(readerLogits(readerOf([initialised]), state, questions)).toEqual(before);
 
     // TRAIN_INIT from a run without the term: its parameters are taken, the term's keep their init.

@@ -22,8 +22,9 @@
  *   text is unchanged and the reversed rubric gives the reversed distribution exactly.
  * - field pairs (`FIELD_PAIR`): a question that compares two fields of the state ("How similar
  *   are `draft` and `final`?") gets the cosine c of the two fields' mean token states
- *   (heads/fields.ts); each choice option and score level adds (a_c c + a_h) g_k, g_k a scalar
- *   read from the line's own features (same parameters for every line), a per type. Attention
+ *   (heads/fields.ts); each choice option and score level adds ((4 + a_c) c + (a_h - 2.4)) g_k,
+ *   g_k a scalar read from the line's own features (same parameters for every line), a per type
+ *   (`FIELD_PAIR_BASE`: at a = 0, 4 (c - 0.6), positive for alike fields). Attention
  *   over the whole state cannot tell how alike two parts of it are; this says it directly. Per
  *   line, so option order and rubric reversal keep their exact symmetries; 0 where no pair exists.
  *
@@ -123,7 +124,8 @@ export function paramShapes(s: ReaderShape): Record<string, number[]> {
     'ord.s.w2': [s.mlp, 1],
     'ord.s.b2': [1],
     // The field-pair term: g_k from [line, line * instructions, instructions] (no output bias: a
-    // constant added to every g_k of a question cancels in its softmax), and per type (a_c, a_h).
+    // constant added to every g_k of a question cancels in its softmax), and per type (a_c, a_h),
+    // stored as differences from FIELD_PAIR_BASE.
     'pair.g.w1': [3 * r, s.mlp],
     'pair.g.b1': [s.mlp],
     'pair.g.w2': [s.mlp, 1],
@@ -145,6 +147,16 @@ export const ORDINAL = 'ord.';
  * `fieldPair: true` reads them as zeros, which makes the term exactly 0.
  */
 export const FIELD_PAIR = 'pair.';
+
+/**
+ * The field-pair term's coefficients at a = 0: 4 (c - 0.6). Cosines of unrelated texts' mean
+ * token states lie near 0.3 and a copy's at 1 (the heads' pair term reads them alike), so the
+ * term starts with the sign of "alike" and a gain that gives g a gradient from the first step;
+ * g's last layer starts at zero, which makes the term exactly 0 until trained. (A first run with
+ * both coefficients at zero and a small random g barely moved them in 2,500 steps: pair questions
+ * are a few percent of the data, and a product of two small factors learns slowly.)
+ */
+export const FIELD_PAIR_BASE: readonly [number, number] = [4, -2.4];
 
 /**
  * Parameters that start as a copy of another (training's warm start): the state's projections
@@ -170,8 +182,7 @@ export function initOf(name: string, shape: readonly number[]): 'zeros' | 'ones'
   // The ordinal term's h is the exception: s's last layer at zero already makes the term 0,
   // and a small random h gives s a gradient from the first step (with both at zero, neither
   // would ever move).
-  // The field-pair term's g likewise: its coefficients a start at zero (a vector), so the term is 0.
-  if (name === 'ord.h.w2' || name === 'pair.g.w2') return 0.1 * Math.sqrt(1 / shape[0]!);
+  if (name === 'ord.h.w2') return 0.1 * Math.sqrt(1 / shape[0]!);
   if (/\.w2$/.test(name)) return 'zeros';
   return Math.sqrt(1 / shape[0]!);
 }

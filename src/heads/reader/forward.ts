@@ -7,7 +7,7 @@
  * @module
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { BOUND, type ReaderShape } from './architecture.js';
+import { BOUND, FIELD_PAIR_BASE, type ReaderShape } from './architecture.js';
 import type { OutcomeLayout, ReaderBatch, ScoreLevels } from './batch.js';
 import { batchedProduct } from '../../kernels/batch-matmul.js';
 import { dense, gemmReady, packable, packDense, type PackedDense } from '../../kernels/gemm.js';
@@ -181,7 +181,7 @@ function ordinalTerm(lin: Linear, v: tf.Tensor2D, s: OutcomeLayout & ScoreLevels
 }
 
 /**
- * The field-pair term of every outcome line (architecture.ts): (a_c c + a_h) g_k, with the
+ * The field-pair term of every outcome line (architecture.ts): ((FIELD_PAIR_BASE + a) . [c, 1]) g_k, with the
  * line's [c, has] input; exactly 0 for a line whose question compares no fields.
  */
 function fieldPairTerm(lin: Linear, p: ReaderParams, coefficients: string, lines: OutcomeLayout, features: tf.Tensor2D): tf.Tensor1D {
@@ -189,7 +189,7 @@ function fieldPairTerm(lin: Linear, p: ReaderParams, coefficients: string, lines
   if (lines.pair.every((x) => x === 0)) return tf.zeros([lines.line.length]);
   const g = mlp(lin, 'pair.g', features);
   const input = tf.tensor2d(lines.pair, [lines.line.length, 2]);
-  const coef = tf.reshape(tf.matMul(input, tf.reshape(p[coefficients]!, [2, 1])), [-1]);
+  const coef = tf.reshape(tf.matMul(input, tf.reshape(tf.add(p[coefficients]!, [...FIELD_PAIR_BASE]), [2, 1])), [-1]);
   return tf.mul(coef, g) as tf.Tensor1D;
 }
 

@@ -25,7 +25,7 @@
  * @module
  */
 import { FLOAT, GraphBuilder, INT64, valueInfo } from '../../onnx/graph-builder.js';
-import { BOUND, INPUT, readoutWidth, type ReaderShape } from './architecture.js';
+import { BOUND, FIELD_PAIR_BASE, INPUT, readoutWidth, type ReaderShape } from './architecture.js';
 import type { ReaderParams } from './forward.js';
 
 /** forward.ts' layer-norm epsilon and soft-maximum sharpness. */
@@ -146,9 +146,9 @@ function member(g: GraphBuilder, shape: ReaderShape, p: ReaderParams, m: number,
   // With criteria, only the criteria's difference: swapping them negates the logit exactly.
   const delta = g.op('Add', [g.op('Mul', [g.op('Sub', [g.fill(1), 'noulCrit']), plain]), g.op('Mul', ['noulCrit', criteria])]);
   bound(delta, 'noulBase', `noul_${m}`);
-  // The field-pair term (forward.ts' `fieldPairTerm`): (a_c c + a_h) g_k per line.
+  // The field-pair term (forward.ts' `fieldPairTerm`): ((FIELD_PAIR_BASE + a) . [c, 1]) g_k per line.
   const fieldPairTerm = (features: string, input: string, coefficients: string) => {
-    const coef = g.op('Reshape', [g.op('MatMul', [input, g.floats(values(coefficients), [2, 1])]), g.int64s([-1])]);
+    const coef = g.op('Reshape', [g.op('MatMul', [input, g.floats(values(coefficients).map((a, i) => a + FIELD_PAIR_BASE[i]!), [2, 1])]), g.int64s([-1])]);
     return g.op('Mul', [coef, mlp('pair.g', features)]);
   };
   const optionPair = pair('choiceLine', 'choiceInstr');
