@@ -114,7 +114,8 @@ describe.skipIf(native !== null || !readerName)('reader on onnxruntime-node (par
       }),
       { numRuns: 40, seed: 15 },
     );
-  }, 120_000);
+    // Two backends on up to seven questions, 40 times: minutes on a loaded 2-core machine.
+  }, 300_000);
 
   it('a question gets the same bits alone as in a batch with others (answers never depend on other questions)', async () => {
     await fc.assert(
