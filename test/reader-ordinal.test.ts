@@ -8,50 +8,22 @@
 import * as tf from '@tensorflow/tfjs-core';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from '../src/encoder/backend.js';
-import { DEFAULT_SHAPE, FIELD_PAIR, INPUT, initOf, ORDINAL, paramShapes, type ReaderShape } from '../src/heads/reader/architecture.js';
+import { FIELD_PAIR, INPUT, initOf, ORDINAL, paramShapes, type ReaderShape } from '../src/heads/reader/architecture.js';
 import type { ReaderQuestion, ReaderText } from '../src/heads/reader/batch.js';
-import { readerLogits, type LoadedReader } from '../src/heads/reader/logits.js';
+import { readerLogits } from '../src/heads/reader/logits.js';
 import { BUCKETS, decodeParams, encodeParams, type ReaderManifest } from '../src/heads/reader/weights.js';
 import { sha256Hex } from '../src/heads/sha256.js';
 import { rng } from '../src/training/data.js';
-import { registerGradients } from '../src/training/gradients.js';
 import type { ReaderExample } from '../src/training/reader/examples.js';
 import { batchLoss } from '../src/training/reader/loop.js';
 import { continueFrom, initParams } from '../src/training/reader/train.js';
-import { registerPlainMatMulGradient } from '../src/training/reader/matmul-gradient.js';
+import { randomValues, readerOf, SHAPE, size, text, textArb, trainingBackend } from './reader-helpers.js';
 
-const SHAPE: ReaderShape = { ...DEFAULT_SHAPE, width: 32, heads: 4, ffn: 48, mlp: 16 };
-const size = (sh: readonly number[]) => sh.reduce((a, b) => a * b, 1);
-
-function randomValues(shape: ReaderShape, seed: number, scale = 0.6): Record<string, Float32Array> {
-  const random = rng(seed);
-  return Object.fromEntries(Object.entries(paramShapes(shape)).map(([n, sh]) => [n, Float32Array.from({ length: size(sh) }, () => (random() - 0.5) * scale)]));
-}
-
-function readerOf(members: Record<string, Float32Array>[], shape = SHAPE): LoadedReader {
-  const shapes = paramShapes(shape);
-  return {
-    shape,
-    members: members.map((v) => Object.fromEntries(Object.entries(shapes).map(([n, sh]) => [n, tf.tensor(v[n]!, sh)]))),
-    temperatures: Object.fromEntries(BUCKETS.map((b) => [b, 1])),
-  };
-}
-
-function text(n: number, seed: number): ReaderText {
-  const tokens = Float32Array.from({ length: n * INPUT }, (_, i) => Math.sin(seed * 7.1 + i * 0.37) * 2 + Math.cos(seed + i * 0.013));
-  return { tokens, n, ids: Array.from({ length: n }, (_, i) => (seed * 31 + i * 7) % 23) };
-}
-const textArb = (min: number) => fc.record({ n: fc.integer({ min, max: 9 }), seed: fc.integer({ min: 1, max: 5000 }) }).map(({ n, seed }) => text(n, seed));
 
 /** The same member with the ordinal term's parameters at zero. */
 const withoutOrdinal = (v: Record<string, Float32Array>) => Object.fromEntries(Object.entries(v).map(([n, x]) => [n, n.startsWith(ORDINAL) ? new Float32Array(x.length) : x]));
 
-beforeAll(async () => {
-  await initBackend('wasm');
-  await registerGradients();
-  registerPlainMatMulGradient();
-});
+beforeAll(trainingBackend);
 
 describe('ordinal score term', () => {
   it('a reversed rubric gives exactly the reversed logits, with the term alone and with everything', () => {

@@ -30,6 +30,9 @@ export interface ReaderManifest {
   [extra: string]: unknown;
 }
 
+/** Terms added to the architecture after weights shipped: the manifest flag that says a file holds them, and their parameters' prefix. */
+const OPTIONAL_TERMS = { ordinal: ORDINAL, fieldPair: FIELD_PAIR } as const;
+
 /** Option-count buckets that get their own temperature. */
 export const BUCKETS = ['noul', 'choice:2', 'choice:3-4', 'choice:5-8', 'choice:9+', 'score:2-3', 'score:4-5', 'score:6+'] as const;
 
@@ -109,10 +112,11 @@ export function decodeParams(manifest: ReaderManifest, bytes: Uint8Array): Recor
     const t = manifest.temperatures?.[b];
     if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0.05 || t > 20) throw new Error(`reader: temperature for ${b} missing or out of range (${String(t)})`);
   }
-  if (manifest.ordinal !== undefined && manifest.ordinal !== true) throw new Error(`reader: bad ordinal flag ${String(manifest.ordinal)}`);
+  for (const flag of Object.keys(OPTIONAL_TERMS) as (keyof typeof OPTIONAL_TERMS)[]) {
+    if (manifest[flag] !== undefined && manifest[flag] !== true) throw new Error(`reader: bad ${flag} flag ${String(manifest[flag])}`);
+  }
   const all = paramShapes(s);
-  if (manifest.fieldPair !== undefined && manifest.fieldPair !== true) throw new Error(`reader: bad fieldPair flag ${String(manifest.fieldPair)}`);
-  const stored = (name: string) => (manifest.ordinal === true || !name.startsWith(ORDINAL)) && (manifest.fieldPair === true || !name.startsWith(FIELD_PAIR));
+  const stored = (name: string) => Object.entries(OPTIONAL_TERMS).every(([flag, prefix]) => manifest[flag] === true || !name.startsWith(prefix));
   const shapes = Object.fromEntries(Object.entries(all).filter(([name]) => stored(name)));
   const total = Object.values(shapes).reduce((acc, sh) => acc + sh.reduce((a, b) => a * b, 1), 0);
   if (bytes.byteLength !== total * 2 * manifest.members) throw new Error(`reader: weight file has ${bytes.byteLength} bytes, ${manifest.members} members of this shape need ${total * 2 * manifest.members}`);
