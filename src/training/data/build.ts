@@ -14,6 +14,7 @@ import { emobankPolarity, goemotionsPolarity, poemPolarity, snliSimilarity } fro
 import { banking77, clinc150, goemotions, hwu64, poemSentiment, snips } from './convert-intents.js';
 import { infotabs, mnli, snli } from './convert-nli.js';
 import { mnliQuestions, snliQuestions } from './convert-questions.js';
+import { goemotionsRatings, poemRatings } from './convert-rated.js';
 import { hwuTopics, mnliTopics } from './convert-topics.js';
 import { boolq, condaqa, folio, foolMeTwice, pubmedqa, strategyqa } from './convert-passages.js';
 import { corpusCases } from './corpus.js';
@@ -23,7 +24,8 @@ import { normalizeText, randomFor, readJsonlRows, shuffledBy } from './util.js';
 
 /**
  * Public sets converted, by folder name. CREAK and CSQA2 are left out: they have no state to read.
- * Some sets also give a derived task as a source of its own (convert-derived.ts, convert-questions.ts, convert-topics.ts).
+ * Some sets also give a derived task as a source of its own (convert-derived.ts, convert-questions.ts, convert-topics.ts,
+ * convert-rated.ts).
  */
 export const CONVERTERS: Record<string, (rows: readonly Row[]) => Placed[]> = {
   boolq,
@@ -39,8 +41,8 @@ export const CONVERTERS: Record<string, (rows: readonly Row[]) => Placed[]> = {
   banking77,
   hwu64: (rows) => [...hwu64(rows), ...hwuTopics(rows)],
   snips,
-  poem_sentiment: (rows) => [...poemSentiment(rows), ...poemPolarity(rows)],
-  goemotions: (rows) => [...goemotions(rows), ...goemotionsPolarity(rows)],
+  poem_sentiment: (rows) => [...poemSentiment(rows), ...poemPolarity(rows), ...poemRatings(rows)],
+  goemotions: (rows) => [...goemotions(rows), ...goemotionsPolarity(rows), ...goemotionsRatings(rows)],
   emobank: (rows) => [...emobank(rows), ...emobankPolarity(rows)],
   cefr_sp_wikiauto: cefr,
   onestopenglish,
