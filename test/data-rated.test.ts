@@ -57,7 +57,7 @@ describe('rated/goemotions', () => {
       const q = p.case.questions.q1 as ScoreQuestion;
       expect(q.criteria.length).toBe(3);
       const { words, gold } = lowestFirst(q, Number(p.case.gold.q1));
-      const asked = INTENSITIES.find((i) => q.instructions!.includes(i.adjective));
+      const asked = INTENSITIES.find((i) => String(q.instructions).includes(i.adjective));
       if (!asked) {
         sentiment++;
         expect(SENTIMENT_LEVELS.some((l) => l.join() === words.join())).toBe(true);
