@@ -76,6 +76,22 @@ describe('rated/goemotions', () => {
     expect(intensity).toBeGreaterThan(50);
   });
 
+  it('asks an intensity of its bottom texts (neutral, other polarity) about as often as of its middle or top ones, not ten times as often', () => {
+    // GoEmotions' proportions, roughly: neutral and positive texts far outnumber angry ones.
+    const mix = [...Array(40).fill('neutral'), ...Array(30).fill('admiration'), ...Array(8).fill('annoyance'), ...Array(6).fill('anger'), ...Array(16).fill('curiosity')];
+    const rows: Row[] = Array.from({ length: 6000 }, (_, i) => ({ id: `r${i}`, split: 'train', text: `Comment ${i} about the game last night.`, labels: [mix[i % mix.length]!] }));
+    const levels = [0, 0, 0];
+    for (const p of goemotionsRatings(rows, 1)) {
+      const q = p.case.questions.q1 as ScoreQuestion;
+      if (!String(q.instructions).includes('angry')) continue;
+      levels[lowestFirst(q, Number(p.case.gold.q1)).gold]!++;
+    }
+    const asked = levels[0]! + levels[1]! + levels[2]!;
+    expect(levels[1]! + levels[2]!).toBeGreaterThan(400);
+    expect(levels[0]! / asked).toBeGreaterThan(0.15);
+    expect(levels[0]! / asked).toBeLessThan(0.5);
+  });
+
   it('lists some rubrics highest first, with the gold following its level', () => {
     const reversed = out.filter((p) => {
       const q = p.case.questions.q1 as ScoreQuestion;
