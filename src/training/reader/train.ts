@@ -162,7 +162,22 @@ export function memberDir(key: string, i: number): string {
   return path.join(repoRoot(), '.cache', 'reader-members', `${key}-m${i}`);
 }
 
-export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions: number): string {
+/**
+ * What the training examples say, as a digest: each case's id, the token ids of its state and of
+ * every question text, and each gold and weight. Two data builds with the same number of
+ * questions (a source rewritten under a per-source cap) give different keys, so a run on the new
+ * data never resumes the old one's finished members (session 12's run H read run G's that way).
+ */
+export function trainingDigest(train: readonly ReaderExample[]): string {
+  const hash = createHash('sha256');
+  for (const ex of train) {
+    hash.update(`${ex.id}|${ex.state.ids.join(',')}`);
+    for (const item of ex.items) hash.update(`|${item.instructions.ids.join(',')}|${item.lines.map((l) => l.ids.join(',')).join(';')}|${item.gold}|${item.weight}`);
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions: number, digest: string): string {
   const { shape, seed, epochs, lr, data, init, freeze, scoreBalance } = settings;
   // A run from the initialisation keeps the key it had before TRAIN_INIT existed (and TRAIN_FREEZE).
   const from = init === '' ? {} : { init };
@@ -170,7 +185,7 @@ export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions:
   // The parameter table (since the field-pair term): a run of another architecture with the same
   // settings never resumes this one's checkpoints.
   const params = Object.keys(paramShapes(shape));
-  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, base: BASE_HEADS, ...from, ...frozen, params })).digest('hex').slice(0, 12);
+  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, digest, base: BASE_HEADS, ...from, ...frozen, params })).digest('hex').slice(0, 12);
 }
 
 /** What main.ts hands a member thread: its index, the run's key and its examples. */

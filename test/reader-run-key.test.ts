@@ -1,0 +1,34 @@
+/**
+ * A training run's key names what it trains on: two data builds with the same number of
+ * questions but a rewritten question or gold get different keys, so a run on new data never
+ * resumes an old run's finished members (session 12: run H resumed run G's and wrote them again).
+ */
+import { describe, expect, it } from 'vitest';
+import type { ReaderText } from '../src/heads/reader/batch.js';
+import type { ReaderExample } from '../src/training/reader/examples.js';
+import { runKey, runSettings, trainingDigest } from '../src/training/reader/train.js';
+
+const text = (...ids: number[]): ReaderText => ({ tokens: new Float32Array(ids.length * 512), n: ids.length, ids });
+
+function examples(gold = 2, level = 7): ReaderExample[] {
+  return [
+    { id: 'rated/goemotions/a', source: 'rated/goemotions', state: text(5, 6, 7), items: [{ type: 'score', instructions: text(1, 2), lines: [text(3), text(4), text(level)], gold, weight: 1 }] },
+    { id: 'corpus/x', source: 'corpus/x', state: text(9), items: [{ type: 'noul', instructions: text(8), lines: [text(), text()], gold: 1, weight: 6 }] },
+  ];
+}
+
+describe('trainingDigest and runKey', () => {
+  it('are the same for the same examples and differ when a gold, a text or the order changes', () => {
+    const digest = trainingDigest(examples());
+    expect(trainingDigest(examples())).toBe(digest);
+    expect(trainingDigest(examples(0))).not.toBe(digest);
+    expect(trainingDigest(examples(2, 11))).not.toBe(digest);
+    expect(trainingDigest([...examples()].reverse())).not.toBe(digest);
+  });
+
+  it('gives a run on rewritten data of the same size another key', () => {
+    const settings = runSettings();
+    expect(runKey(settings, 2, trainingDigest(examples()))).toBe(runKey(settings, 2, trainingDigest(examples())));
+    expect(runKey(settings, 2, trainingDigest(examples(0)))).not.toBe(runKey(settings, 2, trainingDigest(examples())));
+  });
+});
