@@ -24,7 +24,7 @@ import { repoRoot } from '../data.js';
 import { fitTemperatures, formatMetrics, metrics } from './calibrate.js';
 import type { ReaderExample, ReaderItem } from './examples.js';
 import { predict, type Prediction } from './loop.js';
-import { count, loadExamples, memberDir, runKey, runSettings, trainingDigest, type MemberData } from './train.js';
+import { count, loadExamples, memberDir, runKey, runSettings, type MemberData } from './train.js';
 
 // Synchronous: a member thread trains without yielding, so an asynchronous stream would hold
 // its lines back until the run ends.
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   const settings = runSettings();
   const members = Number(process.env.TRAIN_MEMBERS ?? 2);
   const { train, calib, test, corpus, converted, cases } = await loadExamples(settings, 2);
-  const key = runKey(settings, count(train), trainingDigest(train));
+  const key = runKey(settings, train);
   log(`run ${key}: ${members} members; questions train ${count(train)}, calib ${count(calib)}, test ${count(test)}`);
   const evalSet = calib.filter((_, i) => i % 2 === 0).slice(0, 1500);
   log(`base heads alone, calib (stop half, first 1,500): ${formatMetrics(metrics(baseOnly(evalSet)))}`);

@@ -177,8 +177,10 @@ export function trainingDigest(train: readonly ReaderExample[]): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-export function runKey(settings: ReturnType<typeof runSettings>, trainQuestions: number, digest: string): string {
+export function runKey(settings: ReturnType<typeof runSettings>, train: readonly ReaderExample[]): string {
   const { shape, seed, epochs, lr, data, init, freeze, scoreBalance } = settings;
+  const trainQuestions = count(train);
+  const digest = trainingDigest(train);
   // A run from the initialisation keeps the key it had before TRAIN_INIT existed (and TRAIN_FREEZE).
   const from = init === '' ? {} : { init };
   const frozen = { ...(freeze.length === 0 ? {} : { freeze }), ...(scoreBalance ? { scoreBalance } : {}) };
