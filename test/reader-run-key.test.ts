@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReaderText } from '../src/heads/reader/batch.js';
 import type { ReaderExample } from '../src/training/reader/examples.js';
-import { runKey, runSettings, trainingDigest } from '../src/training/reader/train.js';
+import { initMemberDir, memberDir, runKey, runSettings, trainingDigest } from '../src/training/reader/train.js';
 
 const text = (...ids: number[]): ReaderText => ({ tokens: new Float32Array(ids.length * 512), n: ids.length, ids });
 
@@ -30,5 +30,16 @@ describe('trainingDigest and runKey', () => {
     const settings = runSettings();
     expect(runKey(settings, examples())).toBe(runKey(settings, examples()));
     expect(runKey(settings, examples(0))).not.toBe(runKey(settings, examples()));
+  });
+});
+
+describe('initMemberDir (TRAIN_INIT)', () => {
+  it('starts member i from member i of one named run', () => {
+    expect(initMemberDir('aaa', 1, 2)).toBe(memberDir('aaa', 1));
+  });
+
+  it('lays several runs\' members side by side, and refuses a count they cannot share evenly', () => {
+    expect([0, 1, 2, 3].map((m) => initMemberDir('aaa,bbb', m, 4))).toEqual([memberDir('aaa', 0), memberDir('aaa', 1), memberDir('bbb', 0), memberDir('bbb', 1)]);
+    expect(() => initMemberDir('aaa,bbb', 0, 3)).toThrow(/evenly/);
   });
 });

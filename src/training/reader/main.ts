@@ -5,7 +5,9 @@
  * temperatures per type and option-count bucket on half of the held-out calibration split,
  * reports the held-out test split and writes `weights/reader-<version>.{json,bin}`.
  *
- * Environment: TRAIN_MEMBERS (2) and everything train.ts reads; TRAIN_VERSION (1.13.0),
+ * Environment: TRAIN_MEMBERS (2) and everything train.ts reads (TRAIN_INIT may name several runs,
+ * comma-separated: their members side by side, which with TRAIN_EPOCHS=0 scores and calibrates an
+ * ensemble of earlier runs); TRAIN_VERSION (1.13.0),
  * TRAIN_OUT (weights folder).
  * @module
  */

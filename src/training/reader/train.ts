@@ -17,7 +17,8 @@
  * ones kept), TRAIN_INIT (the key of an earlier run whose members' final parameters this run's
  * members start from, instead of the initialisation: a continuation on new data; parameters
  * that run lacks, such as the ordinal score term's, keep their initialisation, which leaves its
- * members' answers unchanged at step 0),
+ * members' answers unchanged at step 0; several keys, comma-separated, lay their runs' members side
+ * by side: `initMemberDir`),
  * EVALMODEL_DATA, EVALMODEL_CACHE.
  * @module
  */
@@ -68,6 +69,19 @@ export function continueFrom(params: Record<string, tf.Variable>, values: Record
     else fresh.push(name);
   }
   return fresh;
+}
+
+/**
+ * The folder of the earlier member that member `member` of `members` starts from. TRAIN_INIT names
+ * one run (member i starts from its member i) or several, comma-separated, whose members are laid
+ * side by side: with `A,B` and four members, 0 and 1 start from A's 0 and 1, 2 and 3 from B's. With
+ * zero epochs, that is an ensemble of earlier runs scored and calibrated on this run's data.
+ */
+export function initMemberDir(init: string, member: number, members: number): string {
+  const keys = init.split(',');
+  if (members % keys.length !== 0) throw new Error(`TRAIN_INIT names ${keys.length} runs; ${members} members do not split evenly among them`);
+  const per = members / keys.length;
+  return memberDir(keys[Math.floor(member / per)]!, member % per);
 }
 
 interface Checkpoint {
@@ -248,7 +262,7 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
   const resumed = await loadCheckpoint(dir, key, params, optimizer);
   if (resumed) log(`resumed at epoch ${resumed.epoch}, batch ${resumed.batch} (step ${resumed.step})`);
   else if (settings.init !== '') {
-    const from = path.join(memberDir(settings.init, member), 'final.json');
+    const from = path.join(initMemberDir(settings.init, member, Number(process.env.TRAIN_MEMBERS ?? 2)), 'final.json');
     const { values } = JSON.parse(readFileSync(from, 'utf8')) as { values: Record<string, number[]> };
     const fresh = continueFrom(params, values);
     log(`m${member}: started from ${from}${fresh.length > 0 ? `; not in that run, initialised: ${fresh.join(', ')}` : ''}`);
