@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReaderText } from '../src/heads/reader/batch.js';
 import type { ReaderExample } from '../src/training/reader/examples.js';
-import { initMemberDir, memberDir, runKey, runSettings, trainingDigest } from '../src/training/reader/train.js';
+import { initMemberDirs, memberDir, runKey, runSettings, soupValues, trainingDigest } from '../src/training/reader/train.js';
 
 const text = (...ids: number[]): ReaderText => ({ tokens: new Float32Array(ids.length * 512), n: ids.length, ids });
 
@@ -33,13 +33,18 @@ describe('trainingDigest and runKey', () => {
   });
 });
 
-describe('initMemberDir (TRAIN_INIT)', () => {
+describe('initMemberDirs and soupValues (TRAIN_INIT)', () => {
   it('starts member i from member i of one named run', () => {
-    expect(initMemberDir('aaa', 1, 2)).toBe(memberDir('aaa', 1));
+    expect(initMemberDirs('aaa', 1, 2)).toEqual([memberDir('aaa', 1)]);
   });
 
   it('lays several runs\' members side by side, and refuses a count they cannot share evenly', () => {
-    expect([0, 1, 2, 3].map((m) => initMemberDir('aaa,bbb', m, 4))).toEqual([memberDir('aaa', 0), memberDir('aaa', 1), memberDir('bbb', 0), memberDir('bbb', 1)]);
-    expect(() => initMemberDir('aaa,bbb', 0, 3)).toThrow(/evenly/);
+    expect([0, 1, 2, 3].map((m) => initMemberDirs('aaa,bbb', m, 4))).toEqual([[memberDir('aaa', 0)], [memberDir('aaa', 1)], [memberDir('bbb', 0)], [memberDir('bbb', 1)]]);
+    expect(() => initMemberDirs('aaa,bbb', 0, 3)).toThrow(/evenly/);
+  });
+
+  it('soups: a member of `A+B` starts from the average of their members, leaving out what one of them lacks', () => {
+    expect(initMemberDirs('aaa+bbb', 1, 2)).toEqual([memberDir('aaa', 1), memberDir('bbb', 1)]);
+    expect(soupValues([{ w: [1, 2], b: [0], 'ord.h': [5] }, { w: [3, 6], b: [1] }])).toEqual({ w: [2, 4], b: [0.5] });
   });
 });

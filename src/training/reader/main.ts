@@ -7,7 +7,7 @@
  *
  * Environment: TRAIN_MEMBERS (2) and everything train.ts reads (TRAIN_INIT may name several runs,
  * comma-separated: their members side by side, which with TRAIN_EPOCHS=0 scores and calibrates an
- * ensemble of earlier runs); TRAIN_VERSION (1.13.0),
+ * ensemble of earlier runs; `A+B`: their members' weight soup); TRAIN_VERSION (1.13.0),
  * TRAIN_OUT (weights folder).
  * @module
  */

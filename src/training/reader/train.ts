@@ -18,7 +18,7 @@
  * members start from, instead of the initialisation: a continuation on new data; parameters
  * that run lacks, such as the ordinal score term's, keep their initialisation, which leaves its
  * members' answers unchanged at step 0; several keys, comma-separated, lay their runs' members side
- * by side: `initMemberDir`),
+ * by side, and `A+B` starts from their weight soup: `initMemberDirs`),
  * EVALMODEL_DATA, EVALMODEL_CACHE.
  * @module
  */
@@ -72,16 +72,29 @@ export function continueFrom(params: Record<string, tf.Variable>, values: Record
 }
 
 /**
- * The folder of the earlier member that member `member` of `members` starts from. TRAIN_INIT names
- * one run (member i starts from its member i) or several, comma-separated, whose members are laid
- * side by side: with `A,B` and four members, 0 and 1 start from A's 0 and 1, 2 and 3 from B's. With
- * zero epochs, that is an ensemble of earlier runs scored and calibrated on this run's data.
+ * The folders of the earlier members that member `member` of `members` starts from. TRAIN_INIT
+ * names one run (member i starts from its member i) or several, comma-separated, whose members are
+ * laid side by side: with `A,B` and four members, 0 and 1 start from A's 0 and 1, 2 and 3 from B's.
+ * With zero epochs, that is an ensemble of earlier runs scored and calibrated on this run's data.
+ * An entry `A+B` is a weight soup: member i starts from the average of A's and B's member i
+ * (`soupValues`; runs that continued one another share a basin, so their average is a model too).
  */
-export function initMemberDir(init: string, member: number, members: number): string {
+export function initMemberDirs(init: string, member: number, members: number): string[] {
   const keys = init.split(',');
   if (members % keys.length !== 0) throw new Error(`TRAIN_INIT names ${keys.length} runs; ${members} members do not split evenly among them`);
   const per = members / keys.length;
-  return memberDir(keys[Math.floor(member / per)]!, member % per);
+  return keys[Math.floor(member / per)]!.split('+').map((k) => memberDir(k, member % per));
+}
+
+/** Parameters averaged over several members; a parameter some of them lack is left out (it keeps its initialisation). */
+export function soupValues(members: readonly Record<string, number[]>[]): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const name of Object.keys(members[0]!)) {
+    const all = members.map((m) => m[name]);
+    if (all.some((v) => !v || v.length !== all[0]!.length)) continue;
+    out[name] = all[0]!.map((_, i) => all.reduce((sum, v) => sum + v![i]!, 0) / all.length);
+  }
+  return out;
 }
 
 interface Checkpoint {
@@ -262,8 +275,9 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
   const resumed = await loadCheckpoint(dir, key, params, optimizer);
   if (resumed) log(`resumed at epoch ${resumed.epoch}, batch ${resumed.batch} (step ${resumed.step})`);
   else if (settings.init !== '') {
-    const from = path.join(initMemberDir(settings.init, member, Number(process.env.TRAIN_MEMBERS ?? 2)), 'final.json');
-    const { values } = JSON.parse(readFileSync(from, 'utf8')) as { values: Record<string, number[]> };
+    const froms = initMemberDirs(settings.init, member, Number(process.env.TRAIN_MEMBERS ?? 2)).map((d) => path.join(d, 'final.json'));
+    const values = soupValues(froms.map((f) => (JSON.parse(readFileSync(f, 'utf8')) as { values: Record<string, number[]> }).values));
+    const from = froms.join(' + ');
     const fresh = continueFrom(params, values);
     log(`m${member}: started from ${from}${fresh.length > 0 ? `; not in that run, initialised: ${fresh.join(', ')}` : ''}`);
   }
