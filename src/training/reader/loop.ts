@@ -67,7 +67,7 @@ export function makeBatches(examples: readonly ReaderExample[], random: () => nu
  * them swapped (and the gold flipped) at random: the logit is antisymmetric by construction,
  * so this only varies which side the evidence comes from.
  */
-export function batchLoss(p: ReaderParams, shape: ReaderShape, batch: readonly ReaderExample[], smoothing: number, random: () => number): tf.Scalar {
+export function batchLoss(p: ReaderParams, shape: ReaderShape, batch: readonly ReaderExample[], smoothing: number, random: () => number, pairMargin = 0): tf.Scalar {
   const groups = batch.map((ex) => ({ state: ex.state, questions: ex.items.map((it) => it as ReaderItem) }));
   const flat = groups.flatMap((g) => g.questions);
   const swapped = flat.map((it) => (it.type === 'noul' && it.lines.some((l) => l.n > 0) && random() < 0.5 ? { ...it, lines: [it.lines[1]!, it.lines[0]!], gold: 1 - it.gold, ...(it.base ? { base: [it.base[1]!, it.base[0]!] } : {}) } : it));
@@ -82,6 +82,12 @@ export function batchLoss(p: ReaderParams, shape: ReaderShape, batch: readonly R
     const y = items.map((it) => (it.gold === 0 ? 1 - smoothing / 2 : smoothing / 2));
     const w = tf.tensor1d(items.map((it) => it.weight));
     parts.push(tf.sum(tf.mul(w, tf.losses.sigmoidCrossEntropy(tf.tensor1d(y), out.noul, undefined, 0, tf.Reduction.NONE))) as tf.Scalar);
+    const pairs = pairMargin > 0 ? counterfactualPairs(batch, items) : [];
+    if (pairs.length > 0) {
+      // softplus(-(z_yes - z_no)): the yes side's logit above the no side's, per pair.
+      const gap = tf.sub(tf.gather(out.noul, pairs.map((q) => q.yes)), tf.gather(out.noul, pairs.map((q) => q.no)));
+      parts.push(tf.mul(pairMargin, tf.sum(tf.mul(tf.tensor1d(pairs.map((q) => q.weight)), tf.softplus(tf.neg(gap))))) as tf.Scalar);
+    }
   }
   for (const type of ['choice', 'score'] as const) {
     const logits = out[type];
@@ -104,6 +110,32 @@ export function batchLoss(p: ReaderParams, shape: ReaderShape, batch: readonly R
   // moments by the position of each gradient in the list, which must not shift between steps.
   parts.push(tf.mul(tf.addN(Object.values(p).map((v) => tf.sum(v))), 0) as tf.Scalar);
   return tf.div(tf.addN(parts), Math.max(1e-9, total)) as tf.Scalar;
+}
+
+/**
+ * The counterfactual pairs among a batch's yes/no questions without criteria: the same question
+ * (same instructions' tokens) asked of two cases of one pair group (`source` and `pair`) with
+ * opposite golds. Indices are positions in `noul` (the batch's noul items in input order, as the
+ * forward pass lays them out); the weight is the lighter of the two items'.
+ */
+export function counterfactualPairs(batch: readonly ReaderExample[], noul: readonly ReaderItem[]): { yes: number; no: number; weight: number }[] {
+  const caseOf = new Map<ReaderItem, ReaderExample>();
+  for (const ex of batch) for (const it of ex.items) caseOf.set(it, ex);
+  const groups = new Map<string, { index: number; item: ReaderItem; ex: ReaderExample }[]>();
+  noul.forEach((item, index) => {
+    const ex = caseOf.get(item);
+    if (!ex?.pair || item.lines.some((l) => l.n > 0)) return;
+    const key = `${ex.source}\u0000${ex.pair}\u0000${item.instructions.ids.join(',')}`;
+    const g = groups.get(key) ?? [];
+    g.push({ index, item, ex });
+    groups.set(key, g);
+  });
+  const out: { yes: number; no: number; weight: number }[] = [];
+  for (const g of groups.values())
+    for (const a of g)
+      for (const b of g)
+        if (a.ex !== b.ex && a.item.gold === 0 && b.item.gold === 1) out.push({ yes: a.index, no: b.index, weight: Math.min(a.item.weight, b.item.weight) });
+  return out;
 }
 
 export interface Prediction {

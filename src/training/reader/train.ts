@@ -38,7 +38,7 @@ import { formatMetrics, metrics } from './calibrate.js';
 import { readBaseLogits } from './base-logits.js';
 import { buildReaderExamples, loadTrainingCases, readerTexts, type ReaderExample, type ReaderItem } from './examples.js';
 import { registerPlainMatMulGradient } from './matmul-gradient.js';
-import { batchLoss, makeBatches, predict } from './loop.js';
+import { batchLoss, counterfactualPairs, makeBatches, predict } from './loop.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 // Synchronous: a member thread trains without yielding, so an asynchronous stream would hold
@@ -160,6 +160,8 @@ export function runSettings() {
     /** TRAIN_FREEZE=prefix,...: parameters a continuation keeps as they start (a term left out of this run). */
     /** TRAIN_SCORE_BALANCE=1: score golds reweighted per source by their third of the rubric (balanceScoreGolds). */
     ...(process.env.TRAIN_SCORE_BALANCE === '1' ? { scoreBalance: true } : {}),
+    /** TRAIN_PAIR_MARGIN=w: weight of the counterfactual-pair term (loop.ts `counterfactualPairs`); 0 leaves it out. */
+    ...(Number(process.env.TRAIN_PAIR_MARGIN ?? 0) > 0 ? { pairMargin: Number(process.env.TRAIN_PAIR_MARGIN) } : {}),
     freeze: (process.env.TRAIN_FREEZE ?? '').split(',').filter((x) => x !== ''),
     data: { corpusWeight: env('TRAIN_CORPUS_WEIGHT', 3), sourceCap: env('TRAIN_SOURCE_CAP', 6000), maxCases: env('TRAIN_MAX_CASES', 0), seed: env('TRAIN_SEED', 7) },
   };
@@ -205,12 +207,12 @@ export function trainingDigest(train: readonly ReaderExample[]): string {
 }
 
 export function runKey(settings: ReturnType<typeof runSettings>, train: readonly ReaderExample[]): string {
-  const { shape, seed, epochs, lr, data, init, freeze, scoreBalance } = settings;
+  const { shape, seed, epochs, lr, data, init, freeze, scoreBalance, pairMargin } = settings;
   const trainQuestions = count(train);
   const digest = trainingDigest(train);
   // A run from the initialisation keeps the key it had before TRAIN_INIT existed (and TRAIN_FREEZE).
   const from = init === '' ? {} : { init };
-  const frozen = { ...(freeze.length === 0 ? {} : { freeze }), ...(scoreBalance ? { scoreBalance } : {}) };
+  const frozen = { ...(freeze.length === 0 ? {} : { freeze }), ...(scoreBalance ? { scoreBalance } : {}), ...(pairMargin ? { pairMargin } : {}) };
   // The parameter table (since the field-pair term): a run of another architecture with the same
   // settings never resumes this one's checkpoints.
   const params = Object.keys(paramShapes(shape));
@@ -317,6 +319,7 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
   let stop = false;
   for (let epoch = resumed?.epoch ?? 0; epoch < epochs && !stop; epoch++) {
     const batches = makeBatches(train, rng(seed * 1000 + epoch));
+    if (settings.pairMargin) log(`m${member}: epoch ${epoch}: ${batches.reduce((n, b) => n + counterfactualPairs(b, b.flatMap((ex) => ex.items).filter((it) => it.type === 'noul')).length, 0)} counterfactual yes/no pairs, weight ${settings.pairMargin}`);
     const random = rng(seed * 7919 + epoch);
     let running = 0;
     let seen = 0;
@@ -325,7 +328,7 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
       // With a time budget the learning rate decays over whichever ends first, steps or time.
       const progress = Math.max(step / Math.max(1, totalSteps), minutes > 0 ? (Date.now() - started) / (minutes * 60_000) : 0);
       (optimizer as unknown as { learningRate: number }).learningRate = lr * Math.min(1, (step + 1) / Math.max(1, warmup)) * Math.max(0.05, 1 - progress);
-      const loss = optimizer.minimize(() => batchLoss(params, shape, batches[bi]!, 0.05, random), true, varList);
+      const loss = optimizer.minimize(() => batchLoss(params, shape, batches[bi]!, 0.05, random, settings.pairMargin ?? 0), true, varList);
       running = 0.98 * running + 0.02 * loss!.dataSync()[0]!;
       loss!.dispose();
       step++;
