@@ -85,7 +85,12 @@ export function batchLoss(p: ReaderParams, shape: ReaderShape, batch: readonly R
     const pairs = pairMargin > 0 ? counterfactualPairs(batch, items) : [];
     if (pairs.length > 0) {
       // softplus(-(z_yes - z_no)): the yes side's logit above the no side's, per pair.
-      const gap = tf.sub(tf.gather(out.noul, pairs.map((q) => q.yes)), tf.gather(out.noul, pairs.map((q) => q.no)));
+      // As a product with a +1/-1 selection matrix: tf.gather's gradient needs UnsortedSegmentSum,
+      // which the wasm backend lacks.
+      const n = items.length;
+      const select = new Float32Array(pairs.length * n);
+      pairs.forEach((q, i) => ((select[i * n + q.yes] = 1), (select[i * n + q.no] = -1)));
+      const gap = tf.reshape(tf.matMul(tf.tensor2d(select, [pairs.length, n]), tf.reshape(out.noul, [n, 1])), [pairs.length]);
       parts.push(tf.mul(pairMargin, tf.sum(tf.mul(tf.tensor1d(pairs.map((q) => q.weight)), tf.softplus(tf.neg(gap))))) as tf.Scalar);
     }
   }
