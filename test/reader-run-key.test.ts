@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ReaderText } from '../src/heads/reader/batch.js';
 import type { ReaderExample } from '../src/training/reader/examples.js';
-import { initMemberDirs, memberDir, runKey, runSettings, soupValues, trainingDigest } from '../src/training/reader/train.js';
+import { paramShapes } from '../src/heads/reader/architecture.js';
+import { initSources, initValues, runKey, runSettings, shippedReader, soupValues, trainingDigest } from '../src/training/reader/train.js';
 
 const text = (...ids: number[]): ReaderText => ({ tokens: new Float32Array(ids.length * 512), n: ids.length, ids });
 
@@ -33,18 +34,38 @@ describe('trainingDigest and runKey', () => {
   });
 });
 
-describe('initMemberDirs and soupValues (TRAIN_INIT)', () => {
+describe('initSources, initValues and soupValues (TRAIN_INIT)', () => {
   it('starts member i from member i of one named run', () => {
-    expect(initMemberDirs('aaa', 1, 2)).toEqual([memberDir('aaa', 1)]);
+    expect(initSources('aaa', 1, 2)).toEqual([{ run: 'aaa', member: 1 }]);
   });
 
   it('lays several runs\' members side by side, and refuses a count they cannot share evenly', () => {
-    expect([0, 1, 2, 3].map((m) => initMemberDirs('aaa,bbb', m, 4))).toEqual([[memberDir('aaa', 0)], [memberDir('aaa', 1)], [memberDir('bbb', 0)], [memberDir('bbb', 1)]]);
-    expect(() => initMemberDirs('aaa,bbb', 0, 3)).toThrow(/evenly/);
+    expect([0, 1, 2, 3].map((m) => initSources('aaa,bbb', m, 4))).toEqual([[{ run: 'aaa', member: 0 }], [{ run: 'aaa', member: 1 }], [{ run: 'bbb', member: 0 }], [{ run: 'bbb', member: 1 }]]);
+    expect(() => initSources('aaa,bbb', 0, 3)).toThrow(/evenly/);
   });
 
   it('soups: a member of `A+B` starts from the average of their members, leaving out what one of them lacks', () => {
-    expect(initMemberDirs('aaa+bbb', 1, 2)).toEqual([memberDir('aaa', 1), memberDir('bbb', 1)]);
+    expect(initSources('aaa+bbb', 1, 2)).toEqual([{ run: 'aaa', member: 1 }, { run: 'bbb', member: 1 }]);
     expect(soupValues([{ w: [1, 2], b: [0], 'ord.h': [5] }, { w: [3, 6], b: [1] }])).toEqual({ w: [2, 4], b: [0.5] });
+  });
+
+  it('`weights` starts from the reader shipped in weights/, member by member, and refuses a member it lacks', () => {
+    const { manifest, members } = shippedReader();
+    const names = Object.keys(paramShapes(manifest.shape));
+    for (let m = 0; m < manifest.members; m++) {
+      const values = initValues({ run: 'weights', member: m });
+      expect(Object.keys(values)).toEqual(names);
+      for (const name of names) expect(values[name]).toEqual(Array.from(members[m]![name]!));
+    }
+    // The members differ (two seeds), so a mix-up of the order would show.
+    expect(initValues({ run: 'weights', member: 0 })[names[0]!]).not.toEqual(initValues({ run: 'weights', member: 1 })[names[0]!]);
+    expect(() => initValues({ run: 'weights', member: manifest.members })).toThrow(/has 2 members/);
+  });
+
+  it('gives a run from the shipped reader a key of its own', () => {
+    const settings = runSettings();
+    const key = runKey({ ...settings, init: 'weights' }, examples());
+    expect(key).not.toBe(runKey({ ...settings, init: '' }, examples()));
+    expect(key).not.toBe(runKey({ ...settings, init: 'weightz' }, examples()));
   });
 });

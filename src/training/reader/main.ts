@@ -7,8 +7,9 @@
  *
  * Environment: TRAIN_MEMBERS (2) and everything train.ts reads (TRAIN_INIT may name several runs,
  * comma-separated: their members side by side, which with TRAIN_EPOCHS=0 scores and calibrates an
- * ensemble of earlier runs; `A+B`: their members' weight soup); TRAIN_VERSION (1.13.0),
- * TRAIN_OUT (weights folder).
+ * ensemble of earlier runs; `A+B`: their members' weight soup; `weights`: the reader shipped in
+ * weights/, so a continuation needs no earlier run's cache); TRAIN_VERSION (1.13.0),
+ * TRAIN_OUT (weights folder; a run from `weights` should write elsewhere, or its rerun gets a new key).
  * @module
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -18,7 +18,7 @@
  * members start from, instead of the initialisation: a continuation on new data; parameters
  * that run lacks, such as the ordinal score term's, keep their initialisation, which leaves its
  * members' answers unchanged at step 0; several keys, comma-separated, lay their runs' members side
- * by side, and `A+B` starts from their weight soup: `initMemberDirs`),
+ * by side, and `A+B` starts from their weight soup; `weights` is the shipped reader: `initSources`),
  * EVALMODEL_DATA, EVALMODEL_CACHE.
  * @module
  */
@@ -29,6 +29,7 @@ import path from 'node:path';
 import { isMainThread, workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../encoder/backend.js';
+import { decodeParams, type ReaderManifest } from '../../heads/reader/weights.js';
 import { BASE_HEADS, DEFAULT_SHAPE, initOf, paramShapes, tiedAtInit, type ReaderShape } from '../../heads/reader/architecture.js';
 import { createTokenizer, loadVocabulary } from '../../tokenizer/index.js';
 import { repoRoot, rng } from '../data.js';
@@ -71,19 +72,43 @@ export function continueFrom(params: Record<string, tf.Variable>, values: Record
   return fresh;
 }
 
+/** One earlier member a member starts from: `run` is a run's key, or `weights` for the reader shipped in weights/. */
+export interface InitSource {
+  run: string;
+  member: number;
+}
+
 /**
- * The folders of the earlier members that member `member` of `members` starts from. TRAIN_INIT
- * names one run (member i starts from its member i) or several, comma-separated, whose members are
- * laid side by side: with `A,B` and four members, 0 and 1 start from A's 0 and 1, 2 and 3 from B's.
- * With zero epochs, that is an ensemble of earlier runs scored and calibrated on this run's data.
- * An entry `A+B` is a weight soup: member i starts from the average of A's and B's member i
- * (`soupValues`; runs that continued one another share a basin, so their average is a model too).
+ * The earlier members that member `member` of `members` starts from. TRAIN_INIT names one run
+ * (member i starts from its member i) or several, comma-separated, whose members are laid side by
+ * side: with `A,B` and four members, 0 and 1 start from A's 0 and 1, 2 and 3 from B's. With zero
+ * epochs, that is an ensemble of earlier runs scored and calibrated on this run's data. An entry
+ * `A+B` is a weight soup: member i starts from the average of A's and B's member i (`soupValues`;
+ * runs that continued one another share a basin, so their average is a model too). The name
+ * `weights` stands for the reader shipped in weights/ (`shippedReader`): a run's members live in
+ * .cache, which a fresh machine lacks, while the shipped file is in every checkout.
  */
-export function initMemberDirs(init: string, member: number, members: number): string[] {
+export function initSources(init: string, member: number, members: number): InitSource[] {
   const keys = init.split(',');
   if (members % keys.length !== 0) throw new Error(`TRAIN_INIT names ${keys.length} runs; ${members} members do not split evenly among them`);
   const per = members / keys.length;
-  return keys[Math.floor(member / per)]!.split('+').map((k) => memberDir(k, member % per));
+  return keys[Math.floor(member / per)]!.split('+').map((run) => ({ run, member: member % per }));
+}
+
+/** The reader manifest shipped in `weightsDir` for TRAIN_VERSION (1.13.0), with its decoded members. */
+export function shippedReader(weightsDir = path.join(repoRoot(), 'weights')): { manifest: ReaderManifest; members: Record<string, Float32Array>[] } {
+  const file = path.join(weightsDir, `reader-${process.env.TRAIN_VERSION ?? '1.13.0'}.json`);
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as ReaderManifest;
+  return { manifest, members: decodeParams(manifest, readFileSync(path.join(weightsDir, manifest.weights))) };
+}
+
+/** An earlier member's parameters by name: a run's `final.json`, or member i of the shipped reader. */
+export function initValues(source: InitSource, weightsDir?: string): Record<string, number[]> {
+  if (source.run !== 'weights') return (JSON.parse(readFileSync(path.join(memberDir(source.run, source.member), 'final.json'), 'utf8')) as { values: Record<string, number[]> }).values;
+  const { manifest, members } = shippedReader(weightsDir);
+  const values = members[source.member];
+  if (!values) throw new Error(`TRAIN_INIT: the shipped reader has ${manifest.members} members, member ${source.member} was asked for`);
+  return Object.fromEntries(Object.entries(values).map(([name, v]) => [name, Array.from(v)]));
 }
 
 /** Parameters averaged over several members; a parameter some of them lack is left out (it keeps its initialisation). */
@@ -212,11 +237,13 @@ export function runKey(settings: ReturnType<typeof runSettings>, train: readonly
   const digest = trainingDigest(train);
   // A run from the initialisation keeps the key it had before TRAIN_INIT existed (and TRAIN_FREEZE).
   const from = init === '' ? {} : { init };
+  // `weights` in TRAIN_INIT is whatever reader is shipped: the key names it by its file's hash.
+  const shipped = init.split(/[,+]/).includes('weights') ? { shipped: shippedReader().manifest.sha256 } : {};
   const frozen = { ...(freeze.length === 0 ? {} : { freeze }), ...(scoreBalance ? { scoreBalance } : {}), ...(pairMargin ? { pairMargin } : {}) };
   // The parameter table (since the field-pair term): a run of another architecture with the same
   // settings never resumes this one's checkpoints.
   const params = Object.keys(paramShapes(shape));
-  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, digest, base: BASE_HEADS, ...from, ...frozen, params })).digest('hex').slice(0, 12);
+  return createHash('sha256').update(JSON.stringify({ shape, seed, epochs, lr, data, trainQuestions, digest, base: BASE_HEADS, ...from, ...shipped, ...frozen, params })).digest('hex').slice(0, 12);
 }
 
 /** What main.ts hands a member thread: its index, the run's key and its examples. */
@@ -277,9 +304,9 @@ async function trainMember({ member, key, train: given, evalSet }: MemberData): 
   const resumed = await loadCheckpoint(dir, key, params, optimizer);
   if (resumed) log(`resumed at epoch ${resumed.epoch}, batch ${resumed.batch} (step ${resumed.step})`);
   else if (settings.init !== '') {
-    const froms = initMemberDirs(settings.init, member, Number(process.env.TRAIN_MEMBERS ?? 2)).map((d) => path.join(d, 'final.json'));
-    const values = soupValues(froms.map((f) => (JSON.parse(readFileSync(f, 'utf8')) as { values: Record<string, number[]> }).values));
-    const from = froms.join(' + ');
+    const sources = initSources(settings.init, member, Number(process.env.TRAIN_MEMBERS ?? 2));
+    const values = soupValues(sources.map((src) => initValues(src)));
+    const from = sources.map((src) => `${src.run} member ${src.member}`).join(' + ');
     const fresh = continueFrom(params, values);
     log(`m${member}: started from ${from}${fresh.length > 0 ? `; not in that run, initialised: ${fresh.join(', ')}` : ''}`);
   }
