@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { brier, ece, itemScore, percentile, spearman, summarise } from '../bench/accuracy/metrics.js';
+import { parseCommandLine, USAGE } from '../bench/accuracy/run.js';
 import { countPairs, formatCompare, isRight, matchQuestions, round4, signTest, toJson, type QuestionRecord } from '../bench/accuracy/compare.js';
 import type { BenchResult } from '../bench/accuracy/run.js';
 
@@ -78,5 +79,21 @@ describe('accuracy results: per-question answers and --compare', () => {
     expect(out).toMatch(/only B right \(1\):\n  f\.jsonl c1 b /);
     const { questions: _, ...old } = a;
     expect(formatCompare(old, b)).toContain('A was written without per-question answers');
+  });
+});
+
+describe('the accuracy bench command line', () => {
+  it('reads its options and inputs, and answers an unknown option with the option and the usage instead of a stack trace', () => {
+    const ok = parseCommandLine(['cases.jsonl', '--split', 'test', '--no-consistency']);
+    expect('error' in ok).toBe(false);
+    if (!('error' in ok)) {
+      expect(ok.positionals).toEqual(['cases.jsonl']);
+      expect(ok.values.split).toBe('test');
+      expect(ok.values['no-consistency']).toBe(true);
+    }
+    const bad = parseCommandLine(['--splt', 'test']);
+    expect(bad).toEqual({ error: expect.stringContaining("Unknown option '--splt'.") });
+    expect('error' in bad && bad.error.endsWith(USAGE)).toBe(true);
+    expect(USAGE).toContain('--compare');
   });
 });

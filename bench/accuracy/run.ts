@@ -215,24 +215,51 @@ export function formatTable(r: BenchResult): string {
   return lines.join('\n');
 }
 
+export const USAGE = `usage: node dist/bench/accuracy/run.js [<cases file or folder>...] [--model NAME] [--limit N]
+         [--model-dir DIR] [--manifest FILE] [--split test|calib|train] [--no-consistency] [--perms 5]
+         [--no-exact] [--label TEXT] [--json out.json]
+       node dist/bench/accuracy/run.js --compare a.json b.json [--examples 5]   (or two folders of them)
+Without inputs it runs the shared data's jevbench-sample (EVALMODEL_DATA or ../shared/data).`;
+
+const OPTIONS = {
+  help: { type: 'boolean', default: false },
+  model: { type: 'string' },
+  'model-dir': { type: 'string' },
+  manifest: { type: 'string' },
+  limit: { type: 'string' },
+  split: { type: 'string' },
+  'no-consistency': { type: 'boolean', default: false },
+  perms: { type: 'string', default: '5' },
+  json: { type: 'string' },
+  compare: { type: 'boolean', default: false },
+  label: { type: 'string' },
+  examples: { type: 'string', default: '5' },
+  'no-exact': { type: 'boolean', default: false },
+} as const;
+
+/** The command line's options and inputs, or what is wrong with it followed by the usage text. */
+export function parseCommandLine(args: string[]): ReturnType<typeof parse> | { error: string } {
+  try {
+    return parse(args);
+  } catch (err) {
+    return { error: `${(err as Error).message.split('.')[0]}.\n${USAGE}` };
+  }
+}
+
+const parse = (args: string[]) => parseArgs({ args, allowPositionals: true, options: OPTIONS });
+
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      model: { type: 'string' },
-      'model-dir': { type: 'string' },
-      manifest: { type: 'string' },
-      limit: { type: 'string' },
-      split: { type: 'string' },
-      'no-consistency': { type: 'boolean', default: false },
-      perms: { type: 'string', default: '5' },
-      json: { type: 'string' },
-      compare: { type: 'boolean', default: false },
-      label: { type: 'string' },
-      examples: { type: 'string', default: '5' },
-      'no-exact': { type: 'boolean', default: false },
-    },
-  });
+  const parsed = parseCommandLine(process.argv.slice(2));
+  if ('error' in parsed) {
+    console.error(parsed.error);
+    process.exitCode = 2;
+    return;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   if (values.compare) {
     const [a, b] = positionals;
     if (!a || !b || positionals.length !== 2) throw new Error('--compare needs two JSON result files (or two folders of them)');
@@ -243,7 +270,7 @@ async function main(): Promise<void> {
     // Default: the public benchmark sample, when the shared data is there.
     const sample = path.join(dataDir(), 'jevbench-sample');
     if (!existsSync(sample)) {
-      console.error(`usage: run.js <cases file or folder>... [--limit N] [--split test] [--json out.json] [--no-consistency] | --compare a.json b.json\n(no shared data at ${dataDir()}; set EVALMODEL_DATA)`);
+      console.error(`${USAGE}\n(no shared data at ${dataDir()}; set EVALMODEL_DATA)`);
       process.exitCode = 2;
       return;
     }
