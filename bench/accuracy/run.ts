@@ -242,7 +242,8 @@ export function parseCommandLine(args: string[]): ReturnType<typeof parse> | { e
   try {
     return parse(args);
   } catch (err) {
-    return { error: `${(err as Error).message.split('.')[0]}.\n${USAGE}` };
+    // Node's message goes on to suggest `--` for positionals; its first sentence is what is wrong.
+    return { error: `${(err as Error).message.split('. ')[0]}.\n${USAGE}` };
   }
 }
 

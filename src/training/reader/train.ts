@@ -95,17 +95,22 @@ export function initSources(init: string, member: number, members: number): Init
   return keys[Math.floor(member / per)]!.split('+').map((run) => ({ run, member: member % per }));
 }
 
-/** The reader manifest shipped in `weightsDir` for TRAIN_VERSION (1.13.0), with its decoded members. */
-export function shippedReader(weightsDir = path.join(repoRoot(), 'weights')): { manifest: ReaderManifest; members: Record<string, Float32Array>[] } {
-  const file = path.join(weightsDir, `reader-${process.env.TRAIN_VERSION ?? '1.13.0'}.json`);
-  const manifest = JSON.parse(readFileSync(file, 'utf8')) as ReaderManifest;
-  return { manifest, members: decodeParams(manifest, readFileSync(path.join(weightsDir, manifest.weights))) };
+/** The manifest of the reader shipped in weights/ for TRAIN_VERSION (1.13.0), and its folder. */
+function shippedManifest(): { manifest: ReaderManifest; dir: string } {
+  const dir = path.join(repoRoot(), 'weights');
+  return { manifest: JSON.parse(readFileSync(path.join(dir, `reader-${process.env.TRAIN_VERSION ?? '1.13.0'}.json`), 'utf8')) as ReaderManifest, dir };
+}
+
+/** The shipped reader's manifest with its members decoded (and checked against the manifest's hash). */
+export function shippedReader(): { manifest: ReaderManifest; members: Record<string, Float32Array>[] } {
+  const { manifest, dir } = shippedManifest();
+  return { manifest, members: decodeParams(manifest, readFileSync(path.join(dir, manifest.weights))) };
 }
 
 /** An earlier member's parameters by name: a run's `final.json`, or member i of the shipped reader. */
-export function initValues(source: InitSource, weightsDir?: string): Record<string, number[]> {
+export function initValues(source: InitSource): Record<string, number[]> {
   if (source.run !== 'weights') return (JSON.parse(readFileSync(path.join(memberDir(source.run, source.member), 'final.json'), 'utf8')) as { values: Record<string, number[]> }).values;
-  const { manifest, members } = shippedReader(weightsDir);
+  const { manifest, members } = shippedReader();
   const values = members[source.member];
   if (!values) throw new Error(`TRAIN_INIT: the shipped reader has ${manifest.members} members, member ${source.member} was asked for`);
   return Object.fromEntries(Object.entries(values).map(([name, v]) => [name, Array.from(v)]));
@@ -238,7 +243,7 @@ export function runKey(settings: ReturnType<typeof runSettings>, train: readonly
   // A run from the initialisation keeps the key it had before TRAIN_INIT existed (and TRAIN_FREEZE).
   const from = init === '' ? {} : { init };
   // `weights` in TRAIN_INIT is whatever reader is shipped: the key names it by its file's hash.
-  const shipped = init.split(/[,+]/).includes('weights') ? { shipped: shippedReader().manifest.sha256 } : {};
+  const shipped = init.split(/[,+]/).includes('weights') ? { shipped: shippedManifest().manifest.sha256 } : {};
   const frozen = { ...(freeze.length === 0 ? {} : { freeze }), ...(scoreBalance ? { scoreBalance } : {}), ...(pairMargin ? { pairMargin } : {}) };
   // The parameter table (since the field-pair term): a run of another architecture with the same
   // settings never resumes this one's checkpoints.
